@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { exec } from '../../src/process/exec.js';
+import { ProcessError } from '../../src/process/process-error.js';
+import { groupAlive } from '../../src/process/process-group.js';
+
+const node = process.execPath;
+
+describe('exec', () => {
+  it('returns stdout and passes input on stdin without a shell', async () => {
+    const result = await exec(node, ['-e', 'process.stdin.pipe(process.stdout)'], {
+      cwd: process.cwd(),
+      input: 'hello; $(rm -rf /)',
+    });
+    expect(result.stdout).toBe('hello; $(rm -rf /)');
+    expect(result.exitCode).toBe(0);
+  });
+
+  it('throws a ProcessError naming the command, exit code and stderr tail', async () => {
+    const failing = exec(node, ['-e', 'console.error("boom line"); process.exit(3)'], {
+      cwd: process.cwd(),
+    });
+    await expect(failing).rejects.toBeInstanceOf(ProcessError);
+    await expect(failing).rejects.toMatchObject({ exitCode: 3 });
+    await expect(failing).rejects.toThrow(/exit code 3: boom line/);
+  });
+
+  it('reports a missing program as not found', async () => {
+    await expect(
+      exec('ralphtool-no-such-program', [], { cwd: process.cwd() }),
+    ).rejects.toMatchObject({
+      notFound: true,
+      message: expect.stringMatching(/not found on PATH/) as unknown,
+    });
+  });
+
+  it('kills the whole process group on timeout, grandchildren included', async () => {
+    const script = `
+      const { spawn } = require('node:child_process');
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      console.log(child.pid);
+      setInterval(() => {}, 1000);
+    `;
+    const failure = await exec(node, ['-e', script], {
+      cwd: process.cwd(),
+      timeoutMs: 500,
+      graceMs: 200,
+      reject: false,
+    });
+    expect(failure.timedOut).toBe(true);
+    const grandchild = Number(failure.stdout.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(processAlive(grandchild)).toBe(false);
+  });
+
+  it('stops when the abort signal fires', async () => {
+    const controller = new AbortController();
+    const running = exec(node, ['-e', 'setInterval(() => {}, 1000)'], {
+      cwd: process.cwd(),
+      signal: controller.signal,
+      graceMs: 100,
+      reject: false,
+    });
+    setTimeout(() => controller.abort(), 100);
+    const result = await running;
+    expect(result.aborted).toBe(true);
+    expect(result.signal).toBe('SIGTERM');
+  });
+
+  it('groupAlive is false for a group that never existed', () => {
+    expect(groupAlive(2 ** 22 - 7)).toBe(false);
+  });
+});
+
+/** Alive and not a zombie waiting for a reaper (containers often lack one). */
+function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}
