@@ -1,0 +1,47 @@
+import type { RunOutcome } from './events.js';
+
+/** What the orchestrator knows between attempts; everything the next decision needs. */
+export interface LoopView {
+  /** Stories as last read from tasks.md, in file order. */
+  stories: readonly { id: string; done: boolean }[];
+  /** Attempts already used per story id. */
+  attempts: Readonly<Record<string, number>>;
+  maxRetries: number;
+  stopRequested: boolean;
+  /** A failure that retrying cannot fix (authentication, git broken): end the run. */
+  fatalError: string | null;
+}
+
+export type NextStep =
+  | { kind: 'attempt'; storyId: string; attempt: number }
+  | { kind: 'finish'; outcome: RunOutcome; exhaustedStoryId: string | null };
+
+/**
+ * The loop's next move as a pure function of what it knows: work on the first
+ * incomplete story while it has attempts left, else end with the right outcome.
+ */
+export function nextStep(view: LoopView): NextStep {
+  if (view.fatalError !== null) return { kind: 'finish', outcome: 'error', exhaustedStoryId: null };
+  if (view.stopRequested) return { kind: 'finish', outcome: 'stopped', exhaustedStoryId: null };
+  const story = view.stories.find((s) => !s.done);
+  if (!story) return { kind: 'finish', outcome: 'complete', exhaustedStoryId: null };
+  const used = view.attempts[story.id] ?? 0;
+  if (used >= view.maxRetries + 1) {
+    return { kind: 'finish', outcome: 'max-retries', exhaustedStoryId: story.id };
+  }
+  return { kind: 'attempt', storyId: story.id, attempt: used + 1 };
+}
+
+/** The exit code of a finished run (contract "Exit codes"). */
+export function exitCodeFor(outcome: RunOutcome): number {
+  switch (outcome) {
+    case 'complete':
+      return 0;
+    case 'max-retries':
+      return 3;
+    case 'stopped':
+      return 130;
+    case 'error':
+      return 1;
+  }
+}

@@ -1,0 +1,210 @@
+import type { Requirement, Scenario, Story } from './change.js';
+import type { FailureKind } from './events.js';
+
+export interface PromptChangePaths {
+  /** Paths relative to the repository root, POSIX separators. */
+  changeDir: string;
+  tasks: string;
+  proposal: string | null;
+  design: string | null;
+  specsDir: string | null;
+}
+
+export interface PromptInput {
+  changeName: string;
+  paths: PromptChangePaths;
+  story: Story;
+  attempt: number;
+  maxAttempts: number;
+  /** How the previous attempt of this story ended, if it failed. */
+  previousFailure: { kind: FailureKind; reason: string } | null;
+  requirements: readonly Requirement[];
+  verify: { commands: readonly string[]; inferred: boolean };
+  learnings: { path: string; content: string };
+}
+
+/** Failures whose reason helps the next attempt; a crash or silence says nothing useful. */
+const FAILURES_WITH_CONTEXT: ReadonlySet<FailureKind> = new Set([
+  'failed-signal',
+  'tasks-unchecked',
+  'verify-failed',
+]);
+
+/** Beyond this the scenarios are cut and the agent is pointed at the spec files. */
+const MAX_SCENARIO_CHARS = 24_000;
+const MAX_LEARNINGS_CHARS = 16_000;
+
+/** Builds the agent's prompt for one attempt (contract "The prompt"): pure, deterministic. */
+export function buildPrompt(input: PromptInput): string {
+  const sections = [
+    storyHeader(input),
+    previousFailureSection(input),
+    taskSection(input),
+    tasksChecklist(input),
+    changeLocation(input),
+    scenariosSection(input),
+    verifySection(input),
+    learningsSection(input),
+    signalsSection(),
+  ];
+  return `${sections.filter((s) => s !== null).join('\n\n')}\n`;
+}
+
+function storyHeader({ story, changeName, attempt, maxAttempts }: PromptInput): string {
+  return [
+    `# Working on Story ${story.id}: ${story.title}`,
+    '',
+    `Change: \`${changeName}\` · attempt ${attempt} of ${maxAttempts}`,
+  ].join('\n');
+}
+
+function previousFailureSection({ previousFailure }: PromptInput): string | null {
+  if (!previousFailure || !FAILURES_WITH_CONTEXT.has(previousFailure.kind)) return null;
+  const why: Record<string, string> = {
+    'failed-signal': 'The previous attempt gave up with this reason:',
+    'tasks-unchecked':
+      'The previous attempt said COMPLETE, but these tasks were still unchecked in tasks.md:',
+    'verify-failed': 'The previous attempt said COMPLETE, but a verification command failed:',
+  };
+  return [
+    '## Previous Attempt Failed',
+    '',
+    why[previousFailure.kind] ?? 'The previous attempt failed:',
+    '',
+    fence(previousFailure.reason),
+    '',
+    'Its changes were reverted: you start again from the last checkpoint. Avoid repeating what went wrong.',
+  ].join('\n');
+}
+
+function taskSection({ story }: PromptInput): string {
+  return [
+    '## Your Task',
+    '',
+    `Implement Story ${story.id} ("${story.title}") and nothing else. Work only on the tasks listed below;`,
+    'the orchestrator moves on to the next story after this one. Do not commit, switch branches or',
+    'rewrite git history: ralphtool makes a checkpoint commit when the story is accepted.',
+  ].join('\n');
+}
+
+function tasksChecklist({ story }: PromptInput): string {
+  const lines = story.tasks.map((task) => {
+    const indent = '  '.repeat(Math.min(task.depth, 6));
+    return `${indent}- [${task.done ? 'x' : ' '}] ${task.id} ${task.description}`;
+  });
+  return ['## Tasks of this story', '', ...lines].join('\n');
+}
+
+function changeLocation({ paths }: PromptInput): string {
+  const lines = ['## Where the change lives', '', `- Tasks: \`${paths.tasks}\``];
+  if (paths.proposal) lines.push(`- Proposal: \`${paths.proposal}\``);
+  if (paths.design) lines.push(`- Design: \`${paths.design}\``);
+  if (paths.specsDir) lines.push(`- Specs: \`${paths.specsDir}\``);
+  lines.push(
+    '',
+    `When a task is done, tick it in \`${paths.tasks}\` by changing its \`- [ ]\` to \`- [x]\`.`,
+    "Do not edit other stories' tasks. A story is accepted only when every one of its tasks is ticked.",
+  );
+  return lines.join('\n');
+}
+
+function scenariosSection({ requirements, story, paths }: PromptInput): string | null {
+  if (requirements.length === 0) return null;
+  const ordered = orderByRelevance(requirements, story);
+  const out: string[] = ['## Scenarios of the change'];
+  let size = 0;
+  let capability: string | null = null;
+  for (const requirement of ordered) {
+    const block: string[] = [];
+    if (requirement.capability !== capability) {
+      capability = requirement.capability;
+      block.push('', `### Capability: ${capability}`);
+    }
+    const op = requirement.operation ? ` (${requirement.operation})` : '';
+    block.push('', `#### Requirement: ${requirement.name}${op}`);
+    for (const scenario of requirement.scenarios) block.push(...scenarioLines(scenario));
+    const text = block.join('\n');
+    if (size + text.length > MAX_SCENARIO_CHARS) {
+      const where = paths.specsDir ? ` in \`${paths.specsDir}\`` : '';
+      out.push('', `(More scenarios${where}: read the spec files for the rest.)`);
+      break;
+    }
+    size += text.length;
+    out.push(text);
+  }
+  return out.join('\n');
+}
+
+function scenarioLines(scenario: Scenario): string[] {
+  const lines = [`- Scenario: ${scenario.name}`];
+  for (const step of scenario.given) lines.push(`  - GIVEN ${step}`);
+  for (const step of scenario.when) lines.push(`  - WHEN ${step}`);
+  for (const step of scenario.then) lines.push(`  - THEN ${step}`);
+  return lines;
+}
+
+/**
+ * Puts first the capabilities the story names (in its title or tasks), keeping the
+ * original order otherwise. Stable, so the same input always gives the same prompt.
+ */
+function orderByRelevance(requirements: readonly Requirement[], story: Story): Requirement[] {
+  const text = [story.title, ...story.tasks.map((t) => t.description)].join(' ').toLowerCase();
+  const mentioned = (capability: string): boolean =>
+    text.includes(capability.toLowerCase()) ||
+    text.includes(capability.toLowerCase().replace(/-/g, ' '));
+  const first = requirements.filter((r) => mentioned(r.capability));
+  const rest = requirements.filter((r) => !mentioned(r.capability));
+  return [...first, ...rest];
+}
+
+function verifySection({ verify }: PromptInput): string {
+  if (verify.commands.length === 0) {
+    return [
+      '## Verification',
+      '',
+      'No test command is known for this project: check your work with whatever the project provides.',
+    ].join('\n');
+  }
+  const intro = verify.inferred
+    ? 'These commands look like the way to check this project (inferred from its files):'
+    : 'ralphtool runs these commands after you signal COMPLETE; the story is accepted only if they all pass:';
+  return ['## Verification', '', intro, '', ...verify.commands.map((c) => `- \`${c}\``)].join('\n');
+}
+
+function learningsSection({ learnings }: PromptInput): string {
+  const lines = [
+    '## Shared learnings',
+    '',
+    `The file \`${learnings.path}\` is kept across attempts and stories (it is outside the repository, so a`,
+    'revert never erases it). Append to it what the next attempt should know: commands that work,',
+    'pitfalls you hit, conventions of this codebase. Keep entries short; do not repeat what is there.',
+  ];
+  const content = learnings.content.trim();
+  if (content) {
+    const shown =
+      content.length > MAX_LEARNINGS_CHARS
+        ? `…${content.slice(content.length - MAX_LEARNINGS_CHARS)}`
+        : content;
+    lines.push('', 'Its current content:', '', fence(shown));
+  }
+  return lines.join('\n');
+}
+
+function signalsSection(): string {
+  return [
+    '## When you are done',
+    '',
+    'End your final answer with exactly one of these lines:',
+    '',
+    '- `<promise>COMPLETE</promise>` when every task of this story is implemented and ticked in tasks.md.',
+    '- `<promise>FAILED: {reason}</promise>` when you cannot finish this story; give the reason in one or two',
+    '  sentences so the next attempt can do better.',
+  ].join('\n');
+}
+
+/** A fenced block that cannot be closed early by backticks inside the text. */
+function fence(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}\n${text}\n${ticks}`;
+}

@@ -1,0 +1,30 @@
+/** What the agent said at the end of its final answer (contract "Signals"). */
+export type AgentSignal = { kind: 'complete' } | { kind: 'failed'; reason: string };
+
+// Whitespace inside the tags is tolerated: `<promise> COMPLETE </promise>`, `< promise >`.
+const SIGNAL = /<\s*promise\s*>\s*(COMPLETE|FAILED)\s*(?::([\s\S]*?))?<\s*\/\s*promise\s*>/gi;
+
+/** Longest failure reason kept; an agent can write a novel, the next prompt needs a summary. */
+export const MAX_REASON_LENGTH = 2_000;
+
+/**
+ * Reads the signal from the agent's own final answer. When it holds several, the
+ * last one counts. `FAILED` without a reason still fails, with a placeholder reason.
+ */
+export function parseSignal(finalAnswer: string): AgentSignal | null {
+  let last: AgentSignal | null = null;
+  for (const match of finalAnswer.matchAll(SIGNAL)) {
+    const keyword = (match[1] ?? '').toUpperCase();
+    if (keyword === 'COMPLETE') {
+      if (match[2] === undefined) last = { kind: 'complete' };
+      continue;
+    }
+    const reason = (match[2] ?? '').trim();
+    last = { kind: 'failed', reason: clip(reason || 'no reason given') };
+  }
+  return last;
+}
+
+function clip(text: string): string {
+  return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH)}…` : text;
+}
