@@ -27,6 +27,8 @@ export interface ExecResult {
   signal: string | null;
   timedOut: boolean;
   aborted: boolean;
+  /** The program could not be found (ENOENT). */
+  notFound: boolean;
 }
 
 const DEFAULT_GRACE_MS = 2_000;
@@ -87,6 +89,7 @@ export async function exec(
       signal: result.signal ?? null,
       timedOut,
       aborted,
+      notFound,
     };
     const failed = notFound || timedOut || aborted || outcome.exitCode !== 0;
     if (failed && (options.reject ?? true)) {

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { ifParsed, lineType, parseJsonLine } from './json-line.js';
+import { summarizeToolInput } from './tool-summary.js';
+import type { AgentEvent, StreamTranslator, TranslatedOutcome } from './types.js';
+
+// Only the fields ralphtool reads; everything else in Claude Code's stream is ignored.
+const count = z.number().nullish();
+const Usage = z.object({
+  input_tokens: count,
+  output_tokens: count,
+  cache_read_input_tokens: count,
+  cache_creation_input_tokens: count,
+});
+const SystemLine = z.object({
+  type: z.literal('system'),
+  subtype: z.string().nullish(),
+  error: z.string().nullish(),
+  error_status: z.number().nullish(),
+});
+const AssistantLine = z.object({
+  type: z.literal('assistant'),
+  message: z.object({ id: z.string().nullish(), content: z.array(z.unknown()) }),
+  parent_tool_use_id: z.string().nullish(),
+  error: z.string().nullish(),
+});
+const ResultLine = z.object({
+  type: z.literal('result'),
+  subtype: z.string().nullish(),
+  is_error: z.boolean().nullish(),
+  result: z.string().nullish(),
+  errors: z.array(z.string()).nullish(),
+  num_turns: count,
+  total_cost_usd: count,
+  duration_ms: count,
+  api_error_status: z.number().nullish(),
+  usage: Usage.nullish(),
+});
+const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+const ToolUseBlock = z.object({
+  type: z.literal('tool_use'),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()).nullish(),
+});
+
+/** What Claude Code says when it is not logged in or its key is refused. */
+const AUTH_FAILURE =
+  /invalid api key|please run \/login|not logged in|authentication_error|oauth token (?:has expired|has been revoked)|invalid bearer token/i;
+const ROOT_REFUSAL = /dangerously-skip-permissions cannot be used with root\/sudo privileges/i;
+
+export const CLAUDE_AUTH_MESSAGE =
+  'Claude Code is not logged in or its API key was refused: run `claude` once and log in, or set ANTHROPIC_API_KEY.';
+export const CLAUDE_ROOT_MESSAGE =
+  'Claude Code refuses --dangerously-skip-permissions when run as root: set IS_SANDBOX=1 if this machine is a sandbox, or run ralphtool as a normal user.';
+
+/**
+ * Reads `claude -p --output-format stream-json --verbose`. The final answer is the
+ * `result` text, else the agent's last own text; text it only received (tool results,
+ * a sub-agent's words) never counts. Reading stops at the first `result`.
+ */
+export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTranslator {
+  let lastText = '';
+  let lastTextMessageId: string | null = null;
+  let resultText: string | null = null;
+  let ended = false;
+  let agentError: string | null = null;
+  let fatal: string | null = null;
+
+  const authFailure = (detail: string): AgentEvent[] => {
+    if (fatal) return [];
+    fatal = `${CLAUDE_AUTH_MESSAGE} (${detail})`;
+    return [{ type: 'error', message: fatal, fatal: true }];
+  };
+
+  const onSystem = (line: z.infer<typeof SystemLine>): AgentEvent[] => {
+    const refused = line.error === 'authentication_failed' || line.error_status === 401;
+    return refused ? authFailure(`API answered ${line.error_status ?? line.error}`) : [];
+  };
+
+  const onAssistant = (line: z.infer<typeof AssistantLine>): AgentEvent[] => {
+    const events: AgentEvent[] = [];
+    const texts: string[] = [];
+    for (const raw of line.message.content) {
+      const text = TextBlock.safeParse(raw);
+      if (text.success) {
+        texts.push(text.data.text);
+        if (text.data.text.trim() !== '') events.push({ type: 'message', text: text.data.text });
+        continue;
+      }
+      const tool = ToolUseBlock.safeParse(raw);
+      if (tool.success) {
+        const summary = summarizeToolInput(tool.data.input ?? {}, options.cwd);
+        events.push({ type: 'tool', name: tool.data.name, summary });
+      }
+    }
+    const joined = texts.join('\n');
+    if (line.error && (line.error === 'authentication_failed' || AUTH_FAILURE.test(joined))) {
+      events.push(...authFailure(joined || line.error));
+    }
+    // A sub-agent's words are not the agent's answer.
+    if (texts.length > 0 && !line.parent_tool_use_id) {
+      const id = line.message.id ?? null;
+      // Claude Code may split one message into several lines, one per content block.
+      lastText = id !== null && id === lastTextMessageId ? `${lastText}\n${joined}` : joined;
+      lastTextMessageId = id;
+    }
+    return events;
+  };
+
+  const onResult = (line: z.infer<typeof ResultLine>): AgentEvent[] => {
+    ended = true;
+    resultText = line.result ?? null;
+    const isError = line.is_error === true || (line.subtype ?? '').startsWith('error');
+    const events: AgentEvent[] = [
+      {
+        type: 'result',
+        turns: line.num_turns ?? 0,
+        tokens: {
+          input: line.usage?.input_tokens ?? 0,
+          output: line.usage?.output_tokens ?? 0,
+          cacheRead: line.usage?.cache_read_input_tokens ?? 0,
+          cacheWrite: line.usage?.cache_creation_input_tokens ?? 0,
+        },
+        costUsd: line.total_cost_usd ?? 0,
+        durationMs: line.duration_ms ?? 0,
+        isError,
+        text: line.result ?? '',
+      },
+    ];
+    if (!isError) return events;
+    const detail = line.result || line.errors?.join('; ') || line.subtype || 'unknown error';
+    agentError = `Claude Code reported an error (${line.subtype ?? 'no subtype'}): ${detail}`;
+    if (line.api_error_status === 401 || AUTH_FAILURE.test(detail)) {
+      events.push(...authFailure(detail));
+    }
+    if (!fatal) events.push({ type: 'error', message: agentError, fatal: false });
+    return events;
+  };
+
+  return {
+    push(text, truncated) {
+      if (ended || truncated) return [];
+      const json = parseJsonLine(text);
+      const type = lineType(json);
+      if (type === 'system') return ifParsed(SystemLine.safeParse(json), onSystem);
+      if (type === 'assistant') return ifParsed(AssistantLine.safeParse(json), onAssistant);
+      if (type === 'result') return ifParsed(ResultLine.safeParse(json), onResult);
+      return [];
+    },
+    finish(stderrTail): TranslatedOutcome {
+      if (!fatal && ROOT_REFUSAL.test(stderrTail)) fatal = CLAUDE_ROOT_MESSAGE;
+      return { finalAnswer: resultText ?? lastText, agentError, fatal };
+    },
+  };
+}

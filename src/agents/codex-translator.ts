@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { ifParsed, lineType, parseJsonLine } from './json-line.js';
+import { oneLine } from './tool-summary.js';
+import type { AgentEvent, StreamTranslator, TranslatedOutcome } from './types.js';
+
+const count = z.number().nullish();
+const ItemLine = z.object({
+  type: z.enum(['item.started', 'item.updated', 'item.completed']),
+  item: z.object({
+    id: z.string().nullish(),
+    type: z.string(),
+    text: z.string().nullish(),
+    command: z.string().nullish(),
+    message: z.string().nullish(),
+    server: z.string().nullish(),
+    tool: z.string().nullish(),
+    query: z.string().nullish(),
+    changes: z.array(z.object({ path: z.string(), kind: z.string().nullish() })).nullish(),
+  }),
+});
+type Item = z.infer<typeof ItemLine>['item'];
+const TurnCompleted = z.object({
+  type: z.literal('turn.completed'),
+  usage: z
+    .object({ input_tokens: count, cached_input_tokens: count, output_tokens: count })
+    .nullish(),
+});
+const TurnFailed = z.object({
+  type: z.literal('turn.failed'),
+  error: z.object({ message: z.string().nullish() }).nullish(),
+});
+const ErrorLine = z.object({ type: z.literal('error'), message: z.string().nullish() });
+
+const AUTH_FAILURE =
+  /401 unauthorized|invalid_api_key|incorrect api key|not logged in|missing bearer/i;
+export const CODEX_AUTH_MESSAGE =
+  'Codex is not logged in or its API key was refused: run `codex login`, or set OPENAI_API_KEY.';
+
+/** Tools announced when they start; a long command shows up while it runs. */
+const ANNOUNCED_AT_START = new Set(['command_execution', 'mcp_tool_call', 'web_search']);
+
+/**
+ * Reads `codex exec --json`. The final answer is the last `agent_message`. Only
+ * `turn.completed` / `turn.failed` end a turn: a top-level `error` is a reconnect notice.
+ * `elapsedMs` supplies the duration Codex does not report.
+ */
+export function createCodexTranslator(
+  options: { elapsedMs?: () => number } = {},
+): StreamTranslator {
+  let finalAnswer = '';
+  let turns = 0;
+  let agentError: string | null = null;
+  let fatal: string | null = null;
+  const announced = new Set<string>();
+
+  const failure = (message: string, isTurnEnd: boolean): AgentEvent[] => {
+    if (isTurnEnd) agentError = `Codex reported an error: ${message}`;
+    if (AUTH_FAILURE.test(message) && !fatal) {
+      fatal = `${CODEX_AUTH_MESSAGE} (${oneLine(message, 200)})`;
+      return [{ type: 'error', message: fatal, fatal: true }];
+    }
+    return [
+      { type: 'error', message: isTurnEnd ? (agentError ?? message) : message, fatal: false },
+    ];
+  };
+
+  const onItem = (line: z.infer<typeof ItemLine>): AgentEvent[] => {
+    const { item } = line;
+    const key = item.id ?? null;
+    if (line.type === 'item.updated') return [];
+    if (line.type === 'item.started') {
+      if (!ANNOUNCED_AT_START.has(item.type)) return [];
+      if (key !== null) announced.add(key);
+      return toolEvent(item);
+    }
+    if (item.type === 'agent_message') {
+      finalAnswer = item.text ?? '';
+      return finalAnswer.trim() === '' ? [] : [{ type: 'message', text: finalAnswer }];
+    }
+    if (item.type === 'error') return item.message ? failure(item.message, false) : [];
+    if (key !== null && announced.delete(key)) return [];
+    return toolEvent(item);
+  };
+
+  const onTurnCompleted = (line: z.infer<typeof TurnCompleted>): AgentEvent[] => {
+    turns += 1;
+    const input = line.usage?.input_tokens ?? 0;
+    const cached = line.usage?.cached_input_tokens ?? 0;
+    return [
+      {
+        type: 'result',
+        turns,
+        // OpenAI counts cached tokens inside input_tokens; Claude counts them apart.
+        tokens: {
+          input: Math.max(0, input - cached),
+          output: line.usage?.output_tokens ?? 0,
+          cacheRead: cached,
+          cacheWrite: 0,
+        },
+        costUsd: 0,
+        durationMs: options.elapsedMs?.() ?? 0,
+        isError: false,
+        text: finalAnswer,
+      },
+    ];
+  };
+
+  return {
+    push(text, truncated) {
+      if (truncated) return [];
+      const json = parseJsonLine(text);
+      const type = lineType(json);
+      if (typeof type === 'string' && type.startsWith('item.')) {
+        return ifParsed(ItemLine.safeParse(json), onItem);
+      }
+      if (type === 'turn.completed')
+        return ifParsed(TurnCompleted.safeParse(json), onTurnCompleted);
+      if (type === 'turn.failed') {
+        return ifParsed(TurnFailed.safeParse(json), (l) =>
+          failure(l.error?.message || 'turn failed', true),
+        );
+      }
+      if (type === 'error') {
+        return ifParsed(ErrorLine.safeParse(json), (l) => failure(l.message || 'error', false));
+      }
+      return [];
+    },
+    finish(): TranslatedOutcome {
+      return { finalAnswer, agentError, fatal };
+    },
+  };
+}
+
+function toolEvent(item: Item): AgentEvent[] {
+  switch (item.type) {
+    case 'command_execution':
+      return [{ type: 'tool', name: 'shell', summary: oneLine(item.command ?? '') }];
+    case 'file_change': {
+      const changes = (item.changes ?? []).map((c) => `${c.kind ?? 'update'} ${c.path}`);
+      return [{ type: 'tool', name: 'patch', summary: oneLine(changes.join(', ')) }];
+    }
+    case 'mcp_tool_call':
+      return [{ type: 'tool', name: `${item.server ?? 'mcp'}.${item.tool ?? '?'}`, summary: '' }];
+    case 'web_search':
+      return [{ type: 'tool', name: 'web_search', summary: oneLine(item.query ?? '') }];
+    default:
+      return [];
+  }
+}

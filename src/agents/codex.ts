@@ -1,0 +1,31 @@
+import { createCodexTranslator } from './codex-translator.js';
+import { runAgentProcess } from './run-agent-process.js';
+import type { AgentBackend } from './types.js';
+
+/** OpenAI Codex CLI in non-interactive mode, reading the prompt from stdin (`-`). */
+export function createCodexBackend(
+  options: { model?: string; env?: NodeJS.ProcessEnv } = {},
+): AgentBackend {
+  const env = options.env ?? process.env;
+  return {
+    name: 'codex',
+    runAttempt(request) {
+      const model = request.model ?? options.model;
+      const startedAt = Date.now();
+      return runAgentProcess(request, {
+        program: 'codex',
+        args: [
+          'exec',
+          '--json',
+          '--dangerously-bypass-approvals-and-sandbox',
+          ...(model ? ['-m', model] : []),
+          '-',
+        ],
+        env,
+        translator: createCodexTranslator({ elapsedMs: () => Date.now() - startedAt }),
+        notFoundMessage:
+          'Codex (`codex`) was not found on PATH: install it with `npm install -g @openai/codex`.',
+      });
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { UsageError } from '../core/errors.js';
+import { splitCommandLine } from './command-line.js';
+import { createCommandTranslator } from './command-translator.js';
+import { runAgentProcess } from './run-agent-process.js';
+import type { AgentBackend } from './types.js';
+
+/** Any program given with `--agent-command`: prompt on stdin and in RALPHTOOL_PROMPT_FILE. */
+export function createCommandBackend(options: {
+  commandLine: string;
+  env?: NodeJS.ProcessEnv;
+}): AgentBackend {
+  const [program, ...args] = splitCommandLine(options.commandLine);
+  if (program === undefined) {
+    throw new UsageError(
+      '--agent-command is empty: give the program to run and its arguments, e.g. --agent-command "my-agent --fast".',
+    );
+  }
+  const env = options.env ?? process.env;
+  return {
+    name: 'command',
+    runAttempt(request) {
+      return runAgentProcess(request, {
+        program,
+        args,
+        env,
+        translator: createCommandTranslator(),
+        notFoundMessage: `The agent command \`${program}\` was not found: check --agent-command, or give the program's full path.`,
+      });
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { UsageError } from '../core/errors.js';
+import { createClaudeBackend } from './claude.js';
+import { createCodexBackend } from './codex.js';
+import { createCommandBackend } from './command.js';
+import type { AgentBackend } from './types.js';
+
+export type AgentName = 'claude' | 'codex' | 'command';
+
+export interface BackendOptions {
+  agent: AgentName;
+  /** Required for `command`: the program and its arguments as one command line. */
+  agentCommand?: string;
+  model?: string;
+}
+
+/**
+ * The backend for `--agent`. `env` is what agents inherit (and where
+ * RALPHTOOL_CLAUDE_BIN is read); it defaults to ralphtool's own environment.
+ */
+export function createBackend(
+  options: BackendOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): AgentBackend {
+  switch (options.agent) {
+    case 'claude':
+      return createClaudeBackend({ model: options.model, env });
+    case 'codex':
+      return createCodexBackend({ model: options.model, env });
+    case 'command':
+      if (options.agentCommand === undefined) {
+        throw new UsageError(
+          '--agent command needs --agent-command "<program> [args…]": the program to run.',
+        );
+      }
+      return createCommandBackend({ commandLine: options.agentCommand, env });
+  }
+}
+
+export type { AgentBackend, AgentEvent, AttemptOutput, AttemptRequest } from './types.js';

@@ -1,0 +1,77 @@
+/** What every agent backend reports, whatever its vendor's stream looks like. */
+export type AgentEvent =
+  | { type: 'message'; text: string }
+  | { type: 'tool'; name: string; summary: string }
+  | {
+      type: 'result';
+      turns: number;
+      tokens: TokenUsage;
+      costUsd: number;
+      durationMs: number;
+      isError: boolean;
+      text: string;
+    }
+  | { type: 'error'; message: string; fatal: boolean };
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface AttemptRequest {
+  prompt: string;
+  /** The repository root. */
+  cwd: string;
+  /** Aborting stops the agent's whole process group. */
+  signal: AbortSignal;
+  change: string;
+  storyId: string;
+  attempt: number;
+  model?: string;
+  /** Wall-clock limit in milliseconds; 0 = none. */
+  wallTimeoutMs: number;
+  /** Limit on time without output in milliseconds; 0 = none. */
+  idleTimeoutMs: number;
+  /** Raw agent output plus stderr is appended here. */
+  transcriptPath: string;
+  /** The prompt is written here first (RALPHTOOL_PROMPT_FILE). */
+  promptFilePath: string;
+  onEvent: (event: AgentEvent) => void;
+}
+
+export interface AttemptOutput {
+  /** The agent's own final answer: the only text signals are read from. */
+  finalAnswer: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: 'wall' | 'idle' | null;
+  /** Stopped through AttemptRequest.signal. */
+  aborted: boolean;
+  stderrTail: string;
+  /** The agent reported a failed run (`is_error`, `turn.failed`). */
+  agentError: string | null;
+  /** Retrying cannot help (not logged in, refused to run as root): the run stops with this message. */
+  fatal: string | null;
+}
+
+export interface AgentBackend {
+  readonly name: string;
+  runAttempt(request: AttemptRequest): Promise<AttemptOutput>;
+}
+
+/** The verdict a translator draws from a whole stream, once it has ended. */
+export interface TranslatedOutcome {
+  finalAnswer: string;
+  agentError: string | null;
+  fatal: string | null;
+}
+
+/** Turns one vendor's stdout lines into AgentEvents. Pure: no I/O, no clock. */
+export interface StreamTranslator {
+  /** Events for one stdout line; `truncated` when the line was cut for being too long. */
+  push(line: string, truncated: boolean): AgentEvent[];
+  /** Called once after the process ended, with the end of its stderr. */
+  finish(stderrTail: string): TranslatedOutcome;
+}

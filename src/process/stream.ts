@@ -1,0 +1,299 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
+
+export interface StreamOptions {
+  cwd: string;
+  /** The child's whole environment; defaults to ralphtool's own. */
+  env?: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed. Without it stdin is empty. */
+  input?: string;
+  /**
+   * Called once per stdout line (without its newline); `truncated` when the line was cut.
+   * If it throws, the program is stopped and streamProcess rejects with that error.
+   */
+  onLine: (line: string, truncated: boolean) => void;
+  /** Wall-clock limit in milliseconds; 0 or undefined = none. */
+  wallTimeoutMs?: number;
+  /** Limit on time without any stdout/stderr output; 0 or undefined = none. */
+  idleTimeoutMs?: number;
+  /** Aborting kills the process group. */
+  signal?: AbortSignal;
+  /** Time between SIGTERM and SIGKILL when the process group is stopped. */
+  graceMs?: number;
+  /** Longest line delivered whole, in bytes; the rest of a longer line is dropped. */
+  maxLineBytes?: number;
+  /** How much of the end of stderr is kept, in bytes. */
+  stderrTailBytes?: number;
+  /** When set, raw stdout and stderr are appended to this file as they arrive. */
+  transcriptPath?: string;
+}
+
+export interface StreamResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: 'wall' | 'idle' | null;
+  aborted: boolean;
+  stderrTail: string;
+  /** The program does not exist (ENOENT). */
+  notFound: boolean;
+  /** Why the program could not be started at all (not found, not executable…), else null. */
+  spawnError: string | null;
+}
+
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+const DEFAULT_STDERR_TAIL_BYTES = 64 * 1024;
+const DEFAULT_GRACE_MS = 3_000;
+
+/**
+ * Runs a long-lived program (an agent) and hands its stdout over line by line, in
+ * bounded memory whatever it prints. Like exec(): an argument array (never a shell),
+ * its own process group, and a timeout, an idle limit or an abort kill the whole group.
+ * When the program exits, whatever it left running in its group is stopped too, so
+ * nothing an attempt started outlives it.
+ */
+export function streamProcess(
+  command: string,
+  args: readonly string[],
+  options: StreamOptions,
+): Promise<StreamResult> {
+  if (options.signal?.aborted) {
+    return Promise.resolve({ ...NOT_STARTED, aborted: true });
+  }
+  return new Promise((resolve, reject) => {
+    const grace = options.graceMs ?? DEFAULT_GRACE_MS;
+    const stderrTail = new ByteTail(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
+    const transcript = options.transcriptPath ? openTranscript(options.transcriptPath) : null;
+
+    const child = spawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const pgid = child.pid;
+    if (pgid !== undefined) trackGroup(pgid);
+
+    let timedOut: StreamResult['timedOut'] = null;
+    let aborted = false;
+    let spawnError: NodeJS.ErrnoException | null = null;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stopGroup = (): void => {
+      if (pgid === undefined || killTimer) return;
+      signalGroup(pgid, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), grace);
+    };
+
+    // A listener that throws stops the program; the error is raised once it is gone.
+    let listenerError: Error | null = null;
+    const deliver = (line: string, truncated: boolean): void => {
+      if (listenerError) return;
+      try {
+        options.onLine(line, truncated);
+      } catch (error) {
+        listenerError = error instanceof Error ? error : new Error(String(error));
+        stopGroup();
+      }
+    };
+    const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, deliver);
+
+    const wallTimer =
+      options.wallTimeoutMs && options.wallTimeoutMs > 0
+        ? setTimeout(() => {
+            timedOut ??= 'wall';
+            stopGroup();
+          }, options.wallTimeoutMs)
+        : undefined;
+    const idleTimer =
+      options.idleTimeoutMs && options.idleTimeoutMs > 0
+        ? setTimeout(() => {
+            timedOut ??= 'idle';
+            stopGroup();
+          }, options.idleTimeoutMs)
+        : undefined;
+    const onAbort = (): void => {
+      aborted = true;
+      stopGroup();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    // A slow transcript disk must not make the pending output pile up in memory.
+    let paused = false;
+    const tee = (chunk: Buffer): void => {
+      idleTimer?.refresh();
+      if (transcript?.stream.writable && !transcript.stream.write(chunk) && !paused) {
+        paused = true;
+        child.stdout.pause();
+        child.stderr.pause();
+        transcript.stream.once('drain', resume);
+      }
+    };
+    const resume = (): void => {
+      paused = false;
+      child.stdout.resume();
+      child.stderr.resume();
+    };
+    transcript?.stream.on('error', resume);
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      tee(chunk);
+      splitter.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      tee(chunk);
+      stderrTail.push(chunk);
+    });
+    // A child that exits without reading its prompt closes the pipe: not our failure.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
+
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) spawnError = error;
+    });
+    child.on('exit', () => {
+      // The leader's exit decides the outcome; what it left behind is stopped so that the
+      // pipes close, and a limit reached meanwhile is no timeout of the agent's.
+      clearTimeout(wallTimer);
+      clearTimeout(idleTimer);
+      stopGroup();
+    });
+    child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(wallTimer);
+      clearTimeout(idleTimer);
+      clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (pgid !== undefined) {
+        if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
+        untrackGroup(pgid);
+      }
+      splitter.end();
+      const result: StreamResult = {
+        exitCode: spawnError ? null : code,
+        signal: spawnError ? null : signal,
+        timedOut,
+        aborted,
+        stderrTail: stderrTail.text(),
+        notFound: spawnError?.code === 'ENOENT',
+        spawnError: spawnError ? spawnError.message : null,
+      };
+      const settle = (): void => (listenerError ? reject(listenerError) : resolve(result));
+      if (transcript) void transcript.close().then(settle);
+      else settle();
+    });
+  });
+}
+
+const NOT_STARTED: StreamResult = {
+  exitCode: null,
+  signal: null,
+  timedOut: null,
+  aborted: false,
+  stderrTail: '',
+  notFound: false,
+  spawnError: null,
+};
+
+interface Transcript {
+  stream: WriteStream;
+  close: () => Promise<void>;
+}
+
+/** A transcript that cannot be written is given up on: losing it must not fail the attempt. */
+function openTranscript(path: string): Transcript {
+  const stream = createWriteStream(path, { flags: 'a' });
+  let failed = false;
+  stream.on('error', () => {
+    failed = true;
+  });
+  const close = (): Promise<void> =>
+    new Promise((done) => {
+      if (failed || stream.destroyed) return done();
+      stream.once('error', () => done());
+      stream.end(() => done());
+    });
+  return { stream, close };
+}
+
+/**
+ * Cuts a byte stream into lines without ever holding more than `maxLineBytes` of one
+ * line: the start of a longer line is delivered (marked truncated) and the rest is
+ * skipped up to its newline. Bytes are decoded as UTF-8, invalid sequences become U+FFFD.
+ */
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private skipping = false;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
+
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly emit: (line: string, truncated: boolean) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      this.take(chunk.subarray(start, newline === -1 ? chunk.length : newline));
+      if (newline === -1) return;
+      this.endLine();
+      start = newline + 1;
+    }
+  }
+
+  /** The stream ended: a last line without a newline still counts. */
+  end(): void {
+    if (this.size > 0) this.endLine();
+    this.skipping = false;
+  }
+
+  private take(piece: Buffer): void {
+    if (this.skipping || piece.length === 0) return;
+    const room = this.maxLineBytes - this.size;
+    if (piece.length <= room) {
+      this.parts.push(piece);
+      this.size += piece.length;
+      return;
+    }
+    this.parts.push(piece.subarray(0, room));
+    this.size += room;
+    this.flush(true);
+    this.skipping = true;
+  }
+
+  private endLine(): void {
+    if (this.skipping) this.skipping = false;
+    else this.flush(false);
+  }
+
+  private flush(truncated: boolean): void {
+    const bytes = Buffer.concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    const line = this.decoder.decode(bytes);
+    this.emit(!truncated && line.endsWith('\r') ? line.slice(0, -1) : line, truncated);
+  }
+}
+
+/** The last `maxBytes` bytes of a stream, decoded on demand. */
+export class ByteTail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.maxBytes) {
+      this.size -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+
+  text(): string {
+    const all = Buffer.concat(this.chunks, this.size);
+    return new TextDecoder('utf-8', { fatal: false }).decode(
+      all.subarray(Math.max(0, all.length - this.maxBytes)),
+    );
+  }
+}
