@@ -1,0 +1,129 @@
+import type { Dirent } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  countStories,
+  countTasks,
+  type Change,
+  type ChangeSummary,
+  type Story,
+} from '../core/change.js';
+import { assertValidChangeName, isValidChangeName } from '../core/change-name.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
+import { lastModifiedIn } from './last-modified.js';
+import { readOptionalText } from './read-text.js';
+import { readSpecs } from './specs.js';
+import { parseTasks } from './tasks.js';
+
+/** The folder under openspec/changes/ that holds archived changes, which are never run. */
+const ARCHIVE = 'archive';
+
+/** Absolute paths of a change's files, for the prompt (they may not exist). */
+export interface ChangePaths {
+  dir: string;
+  tasksPath: string;
+  proposalPath: string;
+  designPath: string;
+  specsDir: string;
+}
+
+/** `openspec/changes/<name>`, relative to the repository root, with POSIX separators. */
+export function changeRelativePath(name: string): string {
+  return `openspec/changes/${name}`;
+}
+
+/** Where a change's files live. `root` is the folder holding openspec/; the name is checked first. */
+export function changePaths(root: string, name: string): ChangePaths {
+  assertValidChangeName(name);
+  const dir = join(root, 'openspec', 'changes', name);
+  return {
+    dir,
+    tasksPath: join(dir, 'tasks.md'),
+    proposalPath: join(dir, 'proposal.md'),
+    designPath: join(dir, 'design.md'),
+    specsDir: join(dir, 'specs'),
+  };
+}
+
+/** Stories of a change's tasks.md; a change without tasks.md has none. */
+async function readStories(paths: ChangePaths, name: string): Promise<Story[]> {
+  const content = await readOptionalText(paths.tasksPath, `${changeRelativePath(name)}/tasks.md`);
+  return content === null ? [] : parseTasks(content);
+}
+
+async function changeDirEntries(root: string): Promise<Dirent[]> {
+  const changesDir = join(root, 'openspec', 'changes');
+  try {
+    return await readdir(changesDir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new RuntimeError(`cannot list openspec/changes: ${(error as Error).message}`);
+  }
+}
+
+async function lastModifiedOf(dir: string, name: string): Promise<string> {
+  try {
+    return (await lastModifiedIn(dir)).toISOString();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${reason}`);
+  }
+}
+
+/**
+ * The active changes with their progress, sorted by name. Like `openspec list`
+ * it takes every folder under openspec/changes/ except archive/; folders whose
+ * names are not valid change names are left out, since no command could take them.
+ */
+export async function listChanges(root: string): Promise<ChangeSummary[]> {
+  const names = (await changeDirEntries(root))
+    .filter((entry) => entry.isDirectory() && entry.name !== ARCHIVE)
+    .map((entry) => entry.name)
+    .filter(isValidChangeName)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const summaries: ChangeSummary[] = [];
+  for (const name of names) {
+    const paths = changePaths(root, name);
+    const stories = await readStories(paths, name);
+    summaries.push({
+      name,
+      path: changeRelativePath(name),
+      stories: countStories(stories),
+      tasks: countTasks(stories),
+      lastModified: await lastModifiedOf(paths.dir, name),
+    });
+  }
+  return summaries;
+}
+
+async function assertChangeExists(paths: ChangePaths, name: string): Promise<void> {
+  const unknown = new UsageError(
+    `unknown change "${name}": no folder ${changeRelativePath(name)} (see \`ralphtool list\`)`,
+  );
+  if (name === ARCHIVE) {
+    throw new UsageError(
+      `"${ARCHIVE}" holds archived changes, which are never run (see \`ralphtool list\`)`,
+    );
+  }
+  try {
+    if (!(await stat(paths.dir)).isDirectory()) throw unknown;
+  } catch (error) {
+    if (error === unknown) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw unknown;
+    throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${(error as Error).message}`);
+  }
+}
+
+/** Everything ralphtool knows about one change: stories, requirements, proposal and design. */
+export async function readChange(root: string, name: string): Promise<Change> {
+  const paths = changePaths(root, name);
+  await assertChangeExists(paths, name);
+  const shown = changeRelativePath(name);
+  const stories = await readStories(paths, name);
+  const requirements = await readSpecs(paths.specsDir, `${shown}/specs`);
+  const proposal = await readOptionalText(paths.proposalPath, `${shown}/proposal.md`);
+  const design = await readOptionalText(paths.designPath, `${shown}/design.md`);
+  return { name, path: shown, stories, requirements, proposal, design };
+}

@@ -1,0 +1,45 @@
+import { readFile, stat } from 'node:fs/promises';
+import { RuntimeError } from '../core/errors.js';
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function reasonFor(code: string | undefined, error: unknown): string {
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied; check its permissions';
+    case 'EISDIR':
+      return 'it is a directory, expected a file';
+    case 'ELOOP':
+      return 'it is a symbolic link that loops';
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * Reads a change file as UTF-8 (invalid bytes become U+FFFD, as in OpenSpec).
+ * A missing file is null, since proposal.md, design.md and even tasks.md are
+ * optional; anything else that stops the read is a RuntimeError naming the file.
+ * A FIFO or device is refused before opening it, so a read can never block forever.
+ */
+export async function readOptionalText(path: string, shownAs: string): Promise<string | null> {
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+    if (!info.isFile()) {
+      throw new RuntimeError(
+        `cannot read ${shownAs}: it is not a regular file; replace it with one`,
+      );
+    }
+    const bytes = await readFile(path);
+    return bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof RuntimeError) throw error;
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new RuntimeError(`cannot read ${shownAs}: ${reasonFor(code, error)}`);
+  }
+}
