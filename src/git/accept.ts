@@ -1,0 +1,50 @@
+import { commitEverything } from './commit.js';
+import { git } from './git.js';
+import { endBisect, quitOperations } from './operations.js';
+import { commitSummary, headPosition } from './repo.js';
+import type { RunGit } from './run-git.js';
+import { isClean } from './status.js';
+
+/** Subject of the commit that records a completed story. */
+export function checkpointMessage(storyId: string): string {
+  return `checkpoint: ${storyId}`;
+}
+
+/**
+ * Commits the whole work tree as one commit on top of the checkpoint, on the run's branch:
+ * commits the agent made itself are folded in, so the branch keeps one commit per story.
+ * With `resuming`, a commit this function already made before an interruption is reused.
+ */
+export async function commitStory(
+  g: RunGit,
+  checkpoint: string,
+  storyId: string,
+  resuming: boolean,
+): Promise<string> {
+  const { ctx, repo } = g;
+  const message = checkpointMessage(storyId);
+  const head = await headPosition(ctx);
+  const onBranch = head.kind !== 'detached' && head.name === g.branch;
+  if (resuming && head.kind === 'branch' && onBranch && head.sha !== checkpoint) {
+    const summary = await commitSummary(ctx, head.sha);
+    const ours = summary.subject === message && summary.parents.join(' ') === checkpoint;
+    if (ours && (await isClean(ctx))) return head.sha;
+  }
+
+  // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess.
+  await quitOperations(ctx, repo.gitDir);
+  if (!onBranch) {
+    await git(ctx, ['symbolic-ref', '-m', 'ralphtool: accept', 'HEAD', `refs/heads/${g.branch}`]);
+  }
+  // Points the branch (and so HEAD) at the checkpoint, leaving the files as the agent left them.
+  await git(ctx, [
+    'update-ref',
+    '-m',
+    `ralphtool: accept ${storyId}`,
+    `refs/heads/${g.branch}`,
+    checkpoint,
+  ]);
+  const sha = await commitEverything(ctx, message);
+  await endBisect(ctx, repo.gitDir);
+  return sha;
+}

@@ -1,0 +1,306 @@
+import { RuntimeError, UsageError } from '../core/errors.js';
+import { attemptName, attemptRef } from '../run/paths.js';
+import type { RunPaths } from '../run/paths.js';
+import { writeRunState } from '../run/state.js';
+import type { RunOutcome, RunState, RunStep } from '../run/state.js';
+import { commitStory } from './accept.js';
+import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
+import { returnToOriginal } from './finish.js';
+import { headPosition } from './repo.js';
+import type { RepoLocation } from './repo.js';
+import { restoreCheckpoint } from './revert.js';
+import { engineContext } from './run-git.js';
+import type { EngineOptions, RunGit } from './run-git.js';
+import { completeStart } from './start-sequence.js';
+import { isClean, operationInProgress } from './status.js';
+
+export interface RunOptions {
+  /** Any directory inside the repository. */
+  cwd: string;
+  change: string;
+  /** Limit for each git command (`--command-timeout`), in milliseconds. */
+  timeoutMs: number;
+  /** Extra environment for git (e.g. HOME); mostly for tests. */
+  env?: Record<string, string | undefined>;
+}
+
+/** Per call: aborting stops the git command running now. Do not pass the loop's stop signal
+ * to `revert`: after a stop the tree must still be put back. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface RecordOptions extends CallOptions {
+  /** Changes to the state written together with the git result (one atomic write). */
+  record?: (draft: RunState) => void;
+}
+
+export interface RevertResult {
+  /** The checkpoint the tree is back at. */
+  toSha: string;
+  /** The ref holding the attempt's work (`refs/ralphtool/<change>/attempts/<story>-<attempt>`). */
+  savedRef: string;
+}
+
+export interface EnsureResult {
+  /** True when something had to be put back first. */
+  repaired: boolean;
+  /** Where the leftover work was saved when repaired. */
+  savedRef: string | null;
+}
+
+/**
+ * One recorded run and the git protocol on it (contract "The git protocol"): the loop keeps
+ * this object and calls `ensureAtCheckpoint`, `accept`, `revert`, then `cleanup` or `keep`.
+ * Every multi-step sequence records itself in `state.step` first, so a crash half-way is
+ * finished by `finishInterruptedStep` (which every method calls when it finds one).
+ */
+export class CheckpointRun {
+  private current: RunState;
+
+  constructor(
+    readonly repo: RepoLocation,
+    readonly paths: RunPaths,
+    state: RunState,
+    private readonly options: EngineOptions,
+  ) {
+    this.current = state;
+  }
+
+  get state(): RunState {
+    return this.current;
+  }
+
+  get change(): string {
+    return this.current.change;
+  }
+
+  get branch(): string {
+    return this.current.branch;
+  }
+
+  /** The commit every attempt starts from. */
+  get checkpointSha(): string {
+    const sha = this.current.checkpointSha;
+    if (sha === null) throw this.startUnfinished();
+    return sha;
+  }
+
+  /** The "initial state" commit. */
+  get baseSha(): string {
+    const sha = this.current.baseSha;
+    if (sha === null) throw this.startUnfinished();
+    return sha;
+  }
+
+  /** Where the user was at the start, as shown to people: a branch name or a short sha. */
+  get originalLabel(): string {
+    const original = this.current.originalBranch;
+    return original.kind === 'detached' ? original.sha.slice(0, 12) : original.name;
+  }
+
+  /** Changes the state and writes it atomically; returns the new state. */
+  async update(mutate: (draft: RunState) => void): Promise<RunState> {
+    const draft = structuredClone(this.current);
+    mutate(draft);
+    draft.updatedAt = new Date().toISOString();
+    await writeRunState(this.paths.state, draft);
+    this.current = draft;
+    return draft;
+  }
+
+  /** Commits the work tree as the story's checkpoint; returns the new checkpoint sha. */
+  async accept(storyId: string, opts: RecordOptions = {}): Promise<string> {
+    const step: RunStep = { op: 'accept', storyId };
+    const resuming = await this.enterStep(step, opts);
+    const sha = await commitStory(this.runGit(opts), this.checkpointSha, storyId, resuming);
+    await this.update((draft) => {
+      draft.checkpointSha = sha;
+      draft.step = null;
+      opts.record?.(draft);
+    });
+    return sha;
+  }
+
+  /** Saves the attempt under its ref, then puts the tree back to the checkpoint. */
+  async revert(storyId: string, attempt: number, opts: RecordOptions = {}): Promise<RevertResult> {
+    const step: RunStep = { op: 'revert', storyId, attempt };
+    const resuming = await this.enterStep(step, opts);
+    const toSha = this.checkpointSha;
+    const { savedRef } = await restoreCheckpoint(this.runGit(opts), {
+      checkpoint: toSha,
+      ref: attemptRef(this.change, storyId, attempt),
+      label: attemptName(storyId, attempt),
+      resuming,
+    });
+    await this.update((draft) => {
+      draft.step = null;
+      opts.record?.(draft);
+    });
+    return { toSha, savedRef };
+  }
+
+  /**
+   * Before each attempt: HEAD on the run's branch at the checkpoint, nothing changed, no
+   * operation in progress. Anything else is saved and reverted (as the current attempt, or
+   * as `interrupted-<time>` when none is recorded).
+   */
+  async ensureAtCheckpoint(opts: CallOptions = {}): Promise<EnsureResult> {
+    this.refuseIfFinished();
+    if (this.current.step?.op === 'cleanup') throw this.cleanupPending();
+    if (this.current.step) await this.finishInterruptedStep(opts);
+    if (await this.isAtCheckpoint(opts)) return { repaired: false, savedRef: null };
+    const { currentStory, currentAttempt } = this.current;
+    const { savedRef } =
+      currentStory !== null && currentAttempt !== null
+        ? await this.revert(currentStory, currentAttempt, opts)
+        : await this.revert(`interrupted-${Date.now()}`, 0, opts);
+    return { repaired: true, savedRef };
+  }
+
+  /**
+   * Back to the original branch with all the work as uncommitted changes; ends the run.
+   * A half-done attempt is saved and reverted first, as if the loop had ended at the checkpoint.
+   */
+  async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<void> {
+    this.refuseIfFinished();
+    const resuming = this.current.step?.op === 'cleanup';
+    if (!resuming) {
+      await this.ensureAtCheckpoint(opts);
+      await this.update((draft) => {
+        draft.step = { op: 'cleanup' };
+      });
+    }
+    await returnToOriginal(this.runGit(opts), this.current, resuming);
+    await this.finish('cleanup', opts.outcome);
+  }
+
+  /** Stays on the run's branch, one commit per story; ends the run. */
+  async keep(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<void> {
+    this.refuseIfFinished();
+    // No step marker: keeping is one state write once the tree is known to be at the checkpoint.
+    await this.ensureAtCheckpoint(opts);
+    await this.finish('keep', opts.outcome);
+  }
+
+  /** Finishes the git sequence a crash interrupted, if any; returns the step it finished. */
+  async finishInterruptedStep(opts: CallOptions = {}): Promise<RunStep | null> {
+    const step = this.current.step;
+    if (!step) return null;
+    switch (step.op) {
+      case 'start': {
+        const sha = await completeStart(this.runGit(opts), this.current);
+        await this.update((draft) => {
+          draft.baseSha = sha;
+          draft.checkpointSha = sha;
+          draft.step = null;
+        });
+        break;
+      }
+      case 'accept':
+        await this.accept(requireStory(step), opts);
+        break;
+      case 'revert':
+        await this.revert(requireStory(step), step.attempt ?? 0, opts);
+        break;
+      case 'cleanup':
+        await this.cleanup(opts);
+        break;
+      case 'keep':
+        // Keeping changes no git state, so there is nothing to finish: forget the marker.
+        await this.update((draft) => {
+          draft.step = null;
+        });
+        break;
+    }
+    return step;
+  }
+
+  /** Attempt refs of this change (every failed attempt's saved work). */
+  async attemptRefs(opts: CallOptions = {}): Promise<string[]> {
+    return listAttemptRefs(this.runGit(opts).ctx, this.change);
+  }
+
+  /** Deletes the attempt refs of this change (`--prune`); returns how many. */
+  async pruneAttemptRefs(opts: CallOptions = {}): Promise<number> {
+    return deleteAttemptRefs(this.runGit(opts).ctx, this.change);
+  }
+
+  private async isAtCheckpoint(opts: CallOptions): Promise<boolean> {
+    const g = this.runGit(opts);
+    const head = await headPosition(g.ctx);
+    if (head.kind !== 'branch' || head.name !== this.branch || head.sha !== this.checkpointSha) {
+      return false;
+    }
+    if ((await operationInProgress(this.repo.gitDir)) !== null) return false;
+    return isClean(g.ctx);
+  }
+
+  /**
+   * Finishes another interrupted step first, then records this one. Returns true when this
+   * very step was interrupted before (the sequence is resuming).
+   */
+  private async enterStep(step: RunStep, opts: CallOptions): Promise<boolean> {
+    this.refuseIfFinished();
+    const pending = this.current.step;
+    if (pending && sameStep(pending, step)) return true;
+    if (pending?.op === 'cleanup') throw this.cleanupPending();
+    if (pending) await this.finishInterruptedStep(opts);
+    await this.update((draft) => {
+      draft.step = step;
+    });
+    return false;
+  }
+
+  private refuseIfFinished(): void {
+    if (this.current.status === 'finished') {
+      throw new UsageError(
+        `the run of ${this.change} is already finished (${this.current.choice ?? 'no choice'}): start a new one with \`ralphtool run ${this.change}\``,
+      );
+    }
+  }
+
+  private startUnfinished(): RuntimeError {
+    return new RuntimeError(
+      `the start of ${this.change} was interrupted: run \`ralphtool resume ${this.change}\``,
+    );
+  }
+
+  private cleanupPending(): UsageError {
+    return new UsageError(
+      `a cleanup of ${this.change} was interrupted: complete it with \`ralphtool finish ${this.change} --cleanup\``,
+    );
+  }
+
+  private async finish(choice: 'cleanup' | 'keep', outcome: RunOutcome | undefined): Promise<void> {
+    await this.update((draft) => {
+      draft.status = 'finished';
+      draft.choice = choice;
+      draft.outcome = outcome ?? draft.outcome ?? 'stopped';
+      draft.step = null;
+      draft.pid = null;
+    });
+  }
+
+  private runGit(opts: CallOptions): RunGit {
+    const { signal } = opts;
+    return {
+      ctx: engineContext(this.repo, { ...this.options, ...(signal ? { signal } : {}) }),
+      repo: this.repo,
+      change: this.change,
+      branch: this.branch,
+      paths: this.paths,
+    };
+  }
+}
+
+function sameStep(a: RunStep, b: RunStep): boolean {
+  return a.op === b.op && a.storyId === b.storyId && a.attempt === b.attempt;
+}
+
+function requireStory(step: RunStep): string {
+  if (step.storyId === undefined) {
+    throw new RuntimeError(`the interrupted ${step.op} has no story id in the run state`);
+  }
+  return step.storyId;
+}

@@ -1,0 +1,107 @@
+import { RuntimeError } from '../core/errors.js';
+import type { RunState } from '../run/state.js';
+import { git } from './git.js';
+import { branchSha, headPosition, treeOf } from './repo.js';
+import { indexFile } from './run-git.js';
+import type { RunGit } from './run-git.js';
+import { snapshotWorkTree } from './snapshot.js';
+import { atOriginal } from './start-sequence.js';
+
+/**
+ * "Cleanup" of the git protocol: back to the original position with the run's work (and the
+ * user's own uncommitted changes from the start) as unstaged changes, and the run's branch
+ * deleted. The caller has put the tree at the checkpoint. With `resuming`, carries on after
+ * an interruption from whichever step was reached.
+ */
+export async function returnToOriginal(
+  g: RunGit,
+  state: RunState,
+  resuming: boolean,
+): Promise<void> {
+  const { ctx } = g;
+  const tip = await branchSha(ctx, g.branch);
+  const head = await headPosition(ctx);
+  const already = resuming && atOriginal(head, state);
+  if (!tip) {
+    if (already) return; // the last step (deleting the branch) was done
+    throw new RuntimeError(
+      `branch ${g.branch} no longer exists, so the run's work cannot be brought back: look for it with \`git reflog\``,
+    );
+  }
+  const unborn =
+    state.originalBranch.kind === 'unborn' &&
+    (await branchSha(ctx, state.originalBranch.name)) === null;
+  if (unborn) {
+    await toUnbornOriginal(g, state);
+  } else if (!already) {
+    await checkoutOriginal(g, state);
+    await squash(g);
+  } else if (await needsSquash(g, tip)) {
+    await squash(g);
+  } else {
+    await git(ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
+  }
+  await git(ctx, ['branch', '-q', '-D', g.branch], { context: `could not delete ${g.branch}` });
+}
+
+async function checkoutOriginal(g: RunGit, state: RunState): Promise<void> {
+  const original = state.originalBranch;
+  if (original.kind === 'detached') {
+    await git(g.ctx, ['checkout', '-q', '--detach', original.sha, '--'], {
+      context: `could not go back to ${original.sha}`,
+    });
+    return;
+  }
+  if ((await branchSha(g.ctx, original.name)) === null) {
+    throw new RuntimeError(
+      `your original branch ${original.name} no longer exists: recreate it (\`git branch ${original.name} ${state.originalSha ?? '<commit>'}\`) and run \`ralphtool finish ${g.change} --cleanup\` again, or use --keep`,
+    );
+  }
+  await git(g.ctx, ['checkout', '-q', original.name, '--'], {
+    context: `could not go back to ${original.name}`,
+  });
+}
+
+/** Brings the run's work over as changes, then unstages everything (`git reset`). */
+async function squash(g: RunGit): Promise<void> {
+  // --ff overrides merge.ff=false / mergeOptions, which git refuses to combine with --squash.
+  await git(g.ctx, ['merge', '-q', '--squash', '--ff', '--no-stat', g.branch], {
+    context: `could not bring the work of ${g.branch} back`,
+  });
+  await git(g.ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
+}
+
+/**
+ * After an interrupted cleanup, at the original position: the squash is still to do when the
+ * files are exactly the original commit's; it is done when they are the run branch's.
+ */
+async function needsSquash(g: RunGit, tip: string): Promise<boolean> {
+  const { ctx, repo } = g;
+  const headTree = await treeOf(ctx, 'HEAD');
+  const files = await snapshotWorkTree(ctx, {
+    scratchDir: g.paths.dir,
+    startIndex: indexFile(repo),
+    baseTree: headTree,
+  });
+  if (files === (await treeOf(ctx, tip))) return false;
+  if (files === headTree) return true;
+  throw new RuntimeError(
+    `the cleanup of ${g.change} was interrupted and the files changed since: bring the work back by hand with \`git merge --squash ${g.branch}\` and \`git reset\`, then \`git branch -D ${g.branch}\``,
+  );
+}
+
+/**
+ * An original branch without commits cannot receive a squash: HEAD goes back to its name and
+ * the index is emptied, so the run's files stay in place as untracked changes.
+ */
+async function toUnbornOriginal(g: RunGit, state: RunState): Promise<void> {
+  if (state.originalBranch.kind !== 'unborn') return;
+  await git(g.ctx, [
+    'symbolic-ref',
+    '-m',
+    'ralphtool: cleanup',
+    'HEAD',
+    `refs/heads/${state.originalBranch.name}`,
+  ]);
+  await git(g.ctx, ['read-tree', '--empty'], { context: 'could not unstage the files' });
+}

@@ -1,0 +1,107 @@
+import { RuntimeError } from '../core/errors.js';
+import { exec } from '../process/exec.js';
+import type { ExecResult } from '../process/exec.js';
+import { ProcessError } from '../process/process-error.js';
+import { GitError } from './git-error.js';
+
+/** Where and how git runs. One context is shared by all the verbs of one operation. */
+export interface GitContext {
+  cwd: string;
+  /** Limit for each git command (the `--command-timeout` option), in milliseconds. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Extra environment for every command of this context (e.g. HOME in tests); undefined removes. */
+  env?: Record<string, string | undefined>;
+  /** `key=value` settings passed as `-c` to every command of this context. */
+  config?: readonly string[];
+}
+
+export interface GitOptions {
+  /** Environment for this one command, applied last (e.g. a temporary GIT_INDEX_FILE). */
+  env?: Record<string, string | undefined>;
+  /** Written to git's stdin. */
+  input?: string;
+  /** When true, a non-zero exit is returned instead of thrown (timeouts and stops still throw). */
+  allowFailure?: boolean;
+  /** `key=value` settings passed as `-c` to this command only. */
+  config?: readonly string[];
+  /** Said before the failure in the error message, e.g. "could not save the attempt". */
+  context?: string;
+}
+
+/**
+ * Variables that would point git at another repository, index or object store than the
+ * one in `cwd`; a parent process (a git hook, an editor) may have set them.
+ */
+const INHERITED_REPO_VARIABLES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_COMMON_DIR',
+];
+
+/** Never wait for a person: no prompts, pagers or editors; messages in one stable language. */
+const QUIET_ENVIRONMENT: Record<string, string> = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_PAGER: 'cat',
+  PAGER: 'cat',
+  GIT_EDITOR: 'true',
+  GIT_SEQUENCE_EDITOR: 'true',
+  LC_ALL: 'C',
+};
+
+/** Runs one git command in `ctx.cwd` without a shell; a failure becomes a GitError. */
+export async function git(
+  ctx: GitContext,
+  args: readonly string[],
+  opts: GitOptions = {},
+): Promise<ExecResult> {
+  const settings = ['core.quotepath=false', ...(ctx.config ?? []), ...(opts.config ?? [])];
+  const config = settings.flatMap((setting) => ['-c', setting]);
+  try {
+    return await exec('git', [...config, ...args], {
+      cwd: ctx.cwd,
+      env: gitEnvironment(ctx.env, opts.env),
+      timeoutMs: ctx.timeoutMs,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof ProcessError)) throw error;
+    if (error.notFound) throw gitNotFound();
+    const plainExit = !error.timedOut && !error.aborted && !error.signal && error.exitCode !== null;
+    if (opts.allowFailure && plainExit) {
+      const { stdout, stderr, exitCode, signal, timedOut, aborted } = error;
+      return { stdout, stderr, exitCode, signal, timedOut, aborted, notFound: false };
+    }
+    throw new GitError({ ...error, args, timeoutMs: ctx.timeoutMs }, opts.context);
+  }
+}
+
+/** Trimmed stdout of a git command that must succeed. */
+export async function gitOut(
+  ctx: GitContext,
+  args: readonly string[],
+  opts: GitOptions = {},
+): Promise<string> {
+  return (await git(ctx, args, opts)).stdout.trim();
+}
+
+function gitEnvironment(
+  ...layers: (Record<string, string | undefined> | undefined)[]
+): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...QUIET_ENVIRONMENT };
+  for (const name of INHERITED_REPO_VARIABLES) env[name] = undefined;
+  for (const layer of layers) Object.assign(env, layer ?? {});
+  return env;
+}
+
+function gitNotFound(): RuntimeError {
+  return new RuntimeError(
+    'git was not found on PATH: install git (https://git-scm.com) and check with `ralphtool doctor`',
+  );
+}

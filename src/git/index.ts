@@ -1,0 +1,19 @@
+/** The checkpoint engine's public face, for the loop and the commands (contract "The git protocol"). */
+export { CheckpointRun } from './checkpoint.js';
+export type {
+  CallOptions,
+  EnsureResult,
+  RecordOptions,
+  RevertResult,
+  RunOptions,
+} from './checkpoint.js';
+export { GitError } from './git-error.js';
+export { git, gitOut } from './git.js';
+export type { GitContext, GitOptions } from './git.js';
+export { inspect } from './inspect.js';
+export type { RunInspection } from './inspect.js';
+export { openRun } from './open.js';
+export type { HeadPosition, RepoLocation } from './repo.js';
+export { startRun } from './start.js';
+export type { StartOptions } from './start.js';
+export type { GitOperation, StatusEntry } from './status.js';

@@ -1,0 +1,66 @@
+import { assertValidChangeName } from '../core/change-name.js';
+import { ralphBranch, runPaths } from '../run/paths.js';
+import type { RunPaths } from '../run/paths.js';
+import { readRunState } from '../run/state.js';
+import type { RunState } from '../run/state.js';
+import type { RunOptions } from './checkpoint.js';
+import { branchSha, headPosition, locateRepo } from './repo.js';
+import type { HeadPosition, RepoLocation } from './repo.js';
+import { engineContext, notInRepo } from './run-git.js';
+import { operationInProgress, statusEntries } from './status.js';
+import type { GitOperation, StatusEntry } from './status.js';
+
+/** Where a repository stands with respect to one change's run (for status, doctor, resume). */
+export interface RunInspection {
+  repo: RepoLocation;
+  paths: RunPaths;
+  head: HeadPosition;
+  /** `ralph/<change>` */
+  branch: string;
+  /** Where `ralph/<change>` points; null when there is no such branch. */
+  branchSha: string | null;
+  onRunBranch: boolean;
+  /** The recorded checkpoint; null without a recorded run. */
+  checkpointSha: string | null;
+  /** HEAD is the run's branch at the recorded checkpoint (files aside). */
+  atCheckpoint: boolean;
+  /** No changed, staged or untracked (not ignored) file. */
+  clean: boolean;
+  changes: StatusEntry[];
+  operation: GitOperation | null;
+  state: RunState | null;
+}
+
+/** Looks without changing anything: git may not even refresh the index. */
+export async function inspect(opts: RunOptions & { signal?: AbortSignal }): Promise<RunInspection> {
+  const change = assertValidChangeName(opts.change);
+  const engine = {
+    timeoutMs: opts.timeoutMs,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const repo = await locateRepo({ cwd: opts.cwd, ...engine });
+  if (!repo) throw notInRepo(opts.cwd);
+  const ctx = engineContext(repo, engine);
+  const paths = runPaths(repo.gitCommonDir, change);
+  const branch = ralphBranch(change);
+  const state = await readRunState(paths.state);
+  const head = await headPosition(ctx);
+  const changes = await statusEntries(ctx, { readOnly: true });
+  const onRunBranch = head.kind !== 'detached' && head.name === branch;
+  const checkpointSha = state?.checkpointSha ?? null;
+  return {
+    repo,
+    paths,
+    head,
+    branch,
+    branchSha: await branchSha(ctx, branch),
+    onRunBranch,
+    checkpointSha,
+    atCheckpoint: head.kind === 'branch' && onRunBranch && head.sha === checkpointSha,
+    clean: changes.length === 0,
+    changes,
+    operation: await operationInProgress(repo.gitDir),
+    state,
+  };
+}

@@ -1,0 +1,112 @@
+import { commitTree } from './commit.js';
+import { git } from './git.js';
+import { endBisect, quitOperations } from './operations.js';
+import { branchSha, resolveCommit, treeOf } from './repo.js';
+import { indexFile } from './run-git.js';
+import type { RunGit } from './run-git.js';
+import { snapshotWorkTree } from './snapshot.js';
+
+/** Enough for a .gitignore inside an untracked directory inside another; then give up. */
+const MAX_CLEAN_PASSES = 4;
+
+export interface RestoreResult {
+  /** The ref holding the attempt's saved work. */
+  savedRef: string;
+  /** The commit the ref points at; its tree is the attempt's whole work tree. */
+  savedSha: string;
+}
+
+export interface RestoreOptions {
+  checkpoint: string;
+  /** Where the attempt is saved: `refs/ralphtool/<change>/attempts/<story>-<attempt>`. */
+  ref: string;
+  /** `<story>-<attempt>`, for the saved commit's message. */
+  label: string;
+  /**
+   * True when finishing a revert that was interrupted: a ref that already exists then holds
+   * this attempt and is kept when nothing is left to save. Otherwise an existing ref (from an
+   * earlier run) becomes a parent of the new save.
+   */
+  resuming: boolean;
+}
+
+/**
+ * Saves everything an attempt left (files, untracked files, its own commits) under a ref,
+ * then puts HEAD, the branch, the index and the files back to the checkpoint. Ignored files
+ * are never touched. Safe to run again after an interruption: earlier saves stay reachable.
+ */
+export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promise<RestoreResult> {
+  const { ctx, repo } = g;
+  const { checkpoint, ref } = opts;
+  const checkpointTree = await treeOf(ctx, checkpoint);
+  const message = `ralphtool: attempt ${opts.label} of ${g.change}`;
+
+  // 1. Save the attempt without touching the real index or the files.
+  const previous = await resolveCommit(ctx, ref);
+  const tree = await snapshotWorkTree(ctx, {
+    scratchDir: g.paths.dir,
+    startIndex: indexFile(repo),
+    baseTree: checkpointTree,
+  });
+  const moved = [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)].filter(
+    (sha): sha is string => sha !== null && sha !== checkpoint,
+  );
+  let saved = previous;
+  const nothingNew = tree === checkpointTree && moved.length === 0;
+  if (saved === null || !(nothingNew && opts.resuming)) {
+    const parents = unique([checkpoint, ...moved, ...(previous ? [previous] : [])]);
+    saved = await commitTree(ctx, tree, parents, message);
+    await updateRef(g, ref, saved);
+  }
+
+  // 2. Back to the checkpoint, whatever branch (or none) the attempt left HEAD on.
+  await quitOperations(ctx, repo.gitDir);
+  await git(ctx, ['checkout', '-q', '-f', '-B', g.branch, checkpoint, '--'], {
+    context: `could not return to ${g.branch}`,
+  });
+  await git(ctx, ['reset', '-q', '--hard', checkpoint], { context: 'could not reset the files' });
+
+  // 3. Remove untracked files, saving first any the save above missed: those that only the
+  //    attempt's own .gitignore hid. Removing an untracked .gitignore can reveal more, hence
+  //    the passes; what stays ignored by the checkpoint's rules (.env, node_modules) is kept.
+  let lastList: string | null = null;
+  for (let pass = 0; pass < MAX_CLEAN_PASSES; pass++) {
+    const untracked = await untrackedFiles(g);
+    const list = untracked.join('\0');
+    if (list === lastList) break; // nothing new was revealed: what is left cannot be cleaned
+    lastList = list;
+    if (untracked.length > 0) {
+      const savedTree = await treeOf(ctx, saved);
+      const combined = await snapshotWorkTree(ctx, {
+        scratchDir: g.paths.dir,
+        startIndex: null,
+        baseTree: savedTree,
+        only: untracked,
+      });
+      if (combined !== savedTree) {
+        saved = await commitTree(ctx, combined, [saved], `${message} (files it ignored)`);
+        await updateRef(g, ref, saved);
+      }
+    }
+    await git(ctx, ['clean', '-q', '-f', '-d'], { context: 'could not remove untracked files' });
+    if (untracked.length === 0) break;
+  }
+  await endBisect(ctx, repo.gitDir);
+  return { savedRef: ref, savedSha: saved };
+}
+
+/** Untracked files that are not ignored: what `git clean -fd` is about to remove. */
+async function untrackedFiles(g: RunGit): Promise<string[]> {
+  const out = await git(g.ctx, ['ls-files', '-z', '--others', '--exclude-standard']);
+  return out.stdout.split('\0').filter((path) => path !== '');
+}
+
+async function updateRef(g: RunGit, ref: string, sha: string): Promise<void> {
+  await git(g.ctx, ['update-ref', '-m', 'ralphtool: save attempt', ref, sha], {
+    context: 'could not save the attempt',
+  });
+}
+
+function unique(items: readonly string[]): string[] {
+  return [...new Set(items)];
+}

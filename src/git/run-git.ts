@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import type { RunPaths } from '../run/paths.js';
+import type { GitContext } from './git.js';
+import type { RepoLocation } from './repo.js';
+
+/**
+ * Settings for every git command of the checkpoint engine: the user's hooks (post-checkout,
+ * post-merge, reference-transaction, …) must not run on ralphtool's internal moves.
+ */
+export const ENGINE_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null',
+  'commit.gpgsign=false',
+  'advice.detachedHead=false',
+];
+
+/** What the git sequences of one run need to know. */
+export interface RunGit {
+  ctx: GitContext;
+  repo: RepoLocation;
+  change: string;
+  /** `ralph/<change>` */
+  branch: string;
+  paths: RunPaths;
+}
+
+export interface EngineOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  env?: Record<string, string | undefined>;
+}
+
+/** A context that runs at the top level, because `git clean` only cleans below its cwd. */
+export function engineContext(repo: RepoLocation, opts: EngineOptions): GitContext {
+  return {
+    cwd: repo.root,
+    timeoutMs: opts.timeoutMs,
+    config: ENGINE_CONFIG,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  };
+}
+
+/** The index file of this work tree (GIT_INDEX_FILE is never inherited, see git.ts). */
+export function indexFile(repo: RepoLocation): string {
+  return join(repo.gitDir, 'index');
+}
+
+/** The refusal for a directory outside any git work tree. */
+export function notInRepo(cwd: string): UsageError {
+  return new UsageError(
+    `${cwd} is not inside a git work tree: run ralphtool in your repository (or pass -C <dir>), or create one with \`git init\``,
+  );
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { copyFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { git, gitOut } from './git.js';
+import type { GitContext } from './git.js';
+
+export interface SnapshotOptions {
+  /** Directory for the temporary index (ralphtool's run folder, inside the git directory). */
+  scratchDir: string;
+  /** Index to start from, for its cached file stats (the work tree's real index); null for none. */
+  startIndex: string | null;
+  /** Tree whose files are tracked before `add -A` (so deleted files count as deleted); null for none. */
+  baseTree: string | null;
+  /** Add only these paths (taken literally) instead of the whole work tree. */
+  only?: readonly string[];
+}
+
+/**
+ * Writes the whole work tree (tracked changes and untracked, not ignored files) as a tree
+ * object, through a temporary index: the real index, HEAD and the files stay untouched.
+ */
+export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): Promise<string> {
+  const indexFile = join(
+    opts.scratchDir,
+    `snapshot-index-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
+  const env = { GIT_INDEX_FILE: indexFile };
+  const context = 'could not save the work tree';
+  try {
+    const copied = opts.startIndex !== null && (await copyIfPresent(opts.startIndex, indexFile));
+    if (opts.baseTree !== null) {
+      // `-m` keeps the copied stats of unchanged files, so `add -A` need not hash them again;
+      // it refuses an index with conflicts, and then a plain read starts afresh.
+      const merged =
+        copied &&
+        (await git(ctx, ['read-tree', '-m', opts.baseTree], { env, allowFailure: true }))
+          .exitCode === 0;
+      if (!merged) await git(ctx, ['read-tree', opts.baseTree], { env, context });
+    }
+    if (opts.only) {
+      await git(ctx, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+        env: { ...env, GIT_LITERAL_PATHSPECS: '1' },
+        input: opts.only.map((path) => `${path}\0`).join(''),
+        context,
+      });
+    } else {
+      await git(ctx, ['add', '-A'], { env, context });
+    }
+    return await gitOut(ctx, ['write-tree'], { env, context });
+  } finally {
+    await rm(indexFile, { force: true });
+    await rm(`${indexFile}.lock`, { force: true });
+  }
+}
+
+async function copyIfPresent(from: string, to: string): Promise<boolean> {
+  try {
+    await copyFile(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}

@@ -1,0 +1,136 @@
+import { hostname } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { assertValidChangeName } from '../core/change-name.js';
+import { UsageError } from '../core/errors.js';
+import { ralphBranch, runPaths } from '../run/paths.js';
+import { readRunState, writeRunState } from '../run/state.js';
+import type { OriginalBranch, RunState } from '../run/state.js';
+import { CheckpointRun } from './checkpoint.js';
+import type { RunOptions } from './checkpoint.js';
+import { git } from './git.js';
+import type { GitContext } from './git.js';
+import { branchSha, headPosition, locateRepo } from './repo.js';
+import type { HeadPosition } from './repo.js';
+import { engineContext, notInRepo } from './run-git.js';
+import { atOriginal } from './start-sequence.js';
+import { operationInProgress } from './status.js';
+
+export interface StartOptions extends RunOptions {
+  /** Reset an existing `ralph/<change>` branch that no active run owns. */
+  force?: boolean;
+  /** Stops the start sequence only; the returned run does not keep it. */
+  signal?: AbortSignal;
+}
+
+/**
+ * "Start" of the git protocol: refuses (UsageError, nothing changed) when the repository is
+ * not ready, else records where the user is, moves to `ralph/<change>` and commits everything
+ * as "initial state". The caller checks that the change exists and holds the run lock.
+ */
+export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
+  const change = assertValidChangeName(opts.change);
+  const engine = {
+    timeoutMs: opts.timeoutMs,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const repo = await locateRepo({ cwd: opts.cwd, ...engine });
+  if (!repo) throw notInRepo(opts.cwd);
+  const ctx = engineContext(repo, engine);
+  const branch = ralphBranch(change);
+  const paths = runPaths(repo.gitCommonDir, change);
+
+  const operation = await operationInProgress(repo.gitDir);
+  if (operation) throw operationRefusal(operation);
+  const recorded = await readRunState(paths.state);
+  if (recorded?.status === 'active') {
+    throw new UsageError(
+      `a run of ${change} is recorded and not finished: continue it with \`ralphtool resume ${change}\` or end it with \`ralphtool finish ${change} --cleanup|--keep\``,
+    );
+  }
+  const head = await headPosition(ctx);
+  if (head.kind !== 'detached' && head.name === branch) {
+    throw new UsageError(
+      `HEAD is on ${branch}, the branch a run works on: switch to your own branch first (\`git switch <branch>\`)`,
+    );
+  }
+  if ((await branchSha(ctx, branch)) !== null) {
+    if (!opts.force) {
+      throw new UsageError(
+        `branch ${branch} already exists but no run of ${change} is active: delete it with \`git branch -D ${branch}\` or pass --force to reset it`,
+      );
+    }
+    const elsewhere = await worktreeUsing(ctx, branch);
+    if (elsewhere) {
+      throw new UsageError(
+        `branch ${branch} is checked out in the worktree ${elsewhere}: switch that worktree to another branch first`,
+      );
+    }
+  }
+
+  const state = initialState(change, branch, head);
+  await writeRunState(paths.state, state);
+  const { signal: _signal, ...kept } = engine;
+  const run = new CheckpointRun(repo, paths, state, kept);
+  try {
+    await run.finishInterruptedStep(opts.signal ? { signal: opts.signal } : {});
+  } catch (error) {
+    // Nothing happened in git yet: forget the record so that the next start is not refused.
+    const now = await headPosition(engineContext(repo, kept)).catch(() => null);
+    if (now && atOriginal(now, state)) {
+      await rm(paths.state, { force: true });
+    }
+    throw error;
+  }
+  return run;
+}
+
+function initialState(change: string, branch: string, head: HeadPosition): RunState {
+  const now = new Date().toISOString();
+  const originalBranch: OriginalBranch =
+    head.kind === 'detached'
+      ? { kind: 'detached', sha: head.sha }
+      : { kind: head.kind, name: head.name };
+  return {
+    version: 1,
+    change,
+    branch,
+    originalBranch,
+    originalSha: head.kind === 'unborn' ? null : head.sha,
+    baseSha: null,
+    checkpointSha: null,
+    status: 'active',
+    outcome: null,
+    choice: null,
+    step: { op: 'start' },
+    stories: {},
+    currentStory: null,
+    currentAttempt: null,
+    costUsd: 0,
+    startedAt: now,
+    updatedAt: now,
+    pid: process.pid,
+    host: hostname(),
+  };
+}
+
+function operationRefusal(operation: string): UsageError {
+  const how =
+    operation === 'bisect'
+      ? '`git bisect reset`'
+      : `\`git ${operation} --continue\` or \`git ${operation} --abort\``;
+  return new UsageError(
+    `a ${operation} is in progress in this repository: finish it with ${how} before starting a run`,
+  );
+}
+
+/** The other worktree that has `branch` checked out, if any. */
+async function worktreeUsing(ctx: GitContext, branch: string): Promise<string | null> {
+  const out = await git(ctx, ['worktree', 'list', '--porcelain']);
+  let path: string | null = null;
+  for (const field of out.stdout.split('\n')) {
+    if (field.startsWith('worktree ')) path = field.slice('worktree '.length);
+    if (field === `branch refs/heads/${branch}`) return path;
+  }
+  return null;
+}

@@ -1,0 +1,92 @@
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { git } from './git.js';
+import type { GitContext } from './git.js';
+
+/** A multi-step git operation that stopped half-way and waits for the user. */
+export type GitOperation = 'merge' | 'rebase' | 'am' | 'cherry-pick' | 'revert' | 'bisect';
+
+/** Files git leaves in the (per-worktree) git directory while an operation is in progress. */
+const MARKERS: readonly { file: string; operation: GitOperation }[] = [
+  { file: 'rebase-apply/applying', operation: 'am' },
+  { file: 'rebase-merge', operation: 'rebase' },
+  { file: 'rebase-apply', operation: 'rebase' },
+  { file: 'MERGE_HEAD', operation: 'merge' },
+  { file: 'CHERRY_PICK_HEAD', operation: 'cherry-pick' },
+  { file: 'REVERT_HEAD', operation: 'revert' },
+  { file: 'sequencer/todo', operation: 'cherry-pick' },
+  { file: 'BISECT_LOG', operation: 'bisect' },
+];
+
+/** Every operation in progress, most disruptive first; empty when there is none. */
+export async function operationsInProgress(gitDir: string): Promise<GitOperation[]> {
+  const found: GitOperation[] = [];
+  for (const { file, operation } of MARKERS) {
+    // `git am` keeps its state in rebase-apply/ as well; it is one operation, not two.
+    if (found.includes(operation) || (operation === 'rebase' && found.includes('am'))) continue;
+    if (await exists(join(gitDir, file))) found.push(operation);
+  }
+  return found;
+}
+
+export async function operationInProgress(gitDir: string): Promise<GitOperation | null> {
+  return (await operationsInProgress(gitDir))[0] ?? null;
+}
+
+export interface StatusEntry {
+  /** The two-letter porcelain code, e.g. ` M`, `??`, `R `. */
+  code: string;
+  path: string;
+  /** For renames and copies: where the file came from. */
+  from?: string;
+}
+
+/**
+ * Changed, staged and untracked (not ignored) files of the whole work tree.
+ * `readOnly` keeps git from refreshing the index, for looking while someone else works.
+ */
+export async function statusEntries(
+  ctx: GitContext,
+  opts: { readOnly?: boolean } = {},
+): Promise<StatusEntry[]> {
+  const result = await git(
+    ctx,
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
+    opts.readOnly ? { env: { GIT_OPTIONAL_LOCKS: '0' } } : {},
+  );
+  return parsePorcelainZ(result.stdout);
+}
+
+export async function isClean(
+  ctx: GitContext,
+  opts: { readOnly?: boolean } = {},
+): Promise<boolean> {
+  return (await statusEntries(ctx, opts)).length === 0;
+}
+
+/** Parses `status --porcelain=v1 -z`: `XY path\0`, renames and copies followed by `from\0`. */
+export function parsePorcelainZ(output: string): StatusEntry[] {
+  const fields = output.split('\0');
+  const entries: StatusEntry[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
+    if (!field) continue;
+    const code = field.slice(0, 2);
+    const entry: StatusEntry = { code, path: field.slice(3) };
+    if (code.includes('R') || code.includes('C')) {
+      i++;
+      entry.from = fields[i] ?? '';
+    }
+    entries.push(entry);
+  }
+  return entries;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

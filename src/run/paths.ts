@@ -1,0 +1,82 @@
+import { join, resolve } from 'node:path';
+import { assertValidChangeName } from '../core/change-name.js';
+import { RuntimeError } from '../core/errors.js';
+
+/** Everything ralphtool keeps for one change, outside the work tree (contract "On disk"). */
+export interface RunPaths {
+  /** `<git-common-dir>/ralphtool/<change>/` */
+  dir: string;
+  state: string;
+  lock: string;
+  learnings: string;
+  transcriptsDir: string;
+  promptsDir: string;
+}
+
+/**
+ * The run folder lives in the git common dir so that it is never committed or reverted and
+ * is the same from every linked worktree.
+ */
+export function runPaths(gitCommonDir: string, change: string): RunPaths {
+  assertValidChangeName(change);
+  const dir = join(resolve(gitCommonDir), 'ralphtool', change);
+  return {
+    dir,
+    state: join(dir, 'state.json'),
+    lock: join(dir, 'lock'),
+    learnings: join(dir, 'learnings.md'),
+    transcriptsDir: join(dir, 'transcripts'),
+    promptsDir: join(dir, 'prompts'),
+  };
+}
+
+/** Folder holding the run folders of every change. */
+export function runsRoot(gitCommonDir: string): string {
+  return join(resolve(gitCommonDir), 'ralphtool');
+}
+
+export function transcriptFile(paths: RunPaths, storyId: string, attempt: number): string {
+  return join(paths.transcriptsDir, `${attemptName(storyId, attempt)}.ndjson`);
+}
+
+export function promptFile(paths: RunPaths, storyId: string, attempt: number): string {
+  return join(paths.promptsDir, `${attemptName(storyId, attempt)}.md`);
+}
+
+/** The branch a run of this change works on. */
+export function ralphBranch(change: string): string {
+  return `ralph/${assertValidChangeName(change)}`;
+}
+
+/** Prefix of every attempt ref of a change, ending in `/`. */
+export function attemptRefPrefix(change: string): string {
+  return `refs/ralphtool/${assertValidChangeName(change)}/attempts/`;
+}
+
+/** `refs/ralphtool/<change>/attempts/<story>-<attempt>`: where a failed attempt's tree is saved. */
+export function attemptRef(change: string, storyId: string, attempt: number): string {
+  return `${attemptRefPrefix(change)}${attemptName(storyId, attempt)}`;
+}
+
+/** `<story>-<attempt>`, checked so that it is safe in a ref name and a file name. */
+export function attemptName(storyId: string, attempt: number): string {
+  if (!isSafeStoryId(storyId)) {
+    throw new RuntimeError(
+      `story id ${JSON.stringify(storyId)} cannot be used in a file or ref name (letters, digits, ".", "_" and "-" only)`,
+    );
+  }
+  if (!Number.isInteger(attempt) || attempt < 0) {
+    throw new RuntimeError(`attempt number ${String(attempt)} is not a whole number`);
+  }
+  return `${storyId}-${attempt}`;
+}
+
+/** Letters, digits, `.`, `_`, `-`; no `..`, no leading `.`/`-`, no `.lock` ending (git ref rules). */
+export function isSafeStoryId(storyId: string): boolean {
+  return (
+    /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/.test(storyId) &&
+    !storyId.includes('..') &&
+    !storyId.endsWith('.') &&
+    !storyId.endsWith('.lock')
+  );
+}

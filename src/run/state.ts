@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { RuntimeError } from '../core/errors.js';
+
+const sha = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'a full commit sha');
+
+const originalBranchSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('branch'), name: z.string().min(1) }),
+  z.object({ kind: z.literal('detached'), sha }),
+  z.object({ kind: z.literal('unborn'), name: z.string().min(1) }),
+]);
+
+/** A multi-step git sequence in progress; left set by a crash, so the next run can finish it. */
+const stepSchema = z.object({
+  op: z.enum(['start', 'accept', 'revert', 'cleanup', 'keep']),
+  storyId: z.string().optional(),
+  attempt: z.number().int().min(0).optional(),
+});
+
+const storyProgressSchema = z.object({
+  attempts: z.number().int().min(0),
+  completed: z.boolean(),
+  costUsd: z.number().min(0),
+  durationMs: z.number().min(0),
+  lastFailure: z.object({ kind: z.string(), reason: z.string() }).nullable(),
+});
+
+export const STATE_VERSION = 1;
+
+export const runStateSchema = z.object({
+  version: z.literal(STATE_VERSION),
+  change: z.string().min(1),
+  /** `ralph/<change>` */
+  branch: z.string().min(1),
+  /** Where the user was when the run started; cleanup returns there. */
+  originalBranch: originalBranchSchema,
+  /** The commit HEAD pointed at when the run started; null on an unborn branch. */
+  originalSha: sha.nullable(),
+  /** The "initial state" commit; null only while `step.op` is `start`. */
+  baseSha: sha.nullable(),
+  /** The commit every attempt starts from; null only while `step.op` is `start`. */
+  checkpointSha: sha.nullable(),
+  status: z.enum(['active', 'finished']),
+  outcome: z.enum(['complete', 'max-retries', 'stopped', 'error']).nullable(),
+  choice: z.enum(['cleanup', 'keep']).nullable(),
+  step: stepSchema.nullable(),
+  stories: z.record(z.string(), storyProgressSchema),
+  currentStory: z.string().nullable(),
+  currentAttempt: z.number().int().min(0).nullable(),
+  costUsd: z.number().min(0),
+  startedAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  /** Process running the loop; null when none is. */
+  pid: z.number().int().nullable(),
+  host: z.string(),
+});
+
+export type RunState = z.infer<typeof runStateSchema>;
+export type OriginalBranch = RunState['originalBranch'];
+export type RunStep = NonNullable<RunState['step']>;
+export type StoryProgress = RunState['stories'][string];
+export type RunOutcome = NonNullable<RunState['outcome']>;
+export type RunChoice = NonNullable<RunState['choice']>;
+
+/** Progress of a story that has not been tried yet. */
+export function newStoryProgress(): StoryProgress {
+  return { attempts: 0, completed: false, costUsd: 0, durationMs: 0, lastFailure: null };
+}
+
+/**
+ * Parses a state file's text. Anything unexpected is an error naming the file and the way
+ * out, because guessing could send the loop or a cleanup off on the wrong branch.
+ */
+export function parseRunState(text: string, file: string): RunState {
+  const way = `use \`ralphtool finish <change> --cleanup|--keep\`, or delete the folder ${dirname(file)} to forget the run`;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new RuntimeError(`run state ${file} is not valid JSON: ${way}`);
+  }
+  const version = (data as { version?: unknown } | null)?.version;
+  if (version !== STATE_VERSION) {
+    throw new RuntimeError(
+      `run state ${file} has version ${JSON.stringify(version) ?? 'none'}, this ralphtool reads version ${STATE_VERSION}: ${way}`,
+    );
+  }
+  const parsed = runStateSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'file';
+    throw new RuntimeError(
+      `run state ${file} is damaged (${where}: ${issue?.message ?? 'invalid'}): ${way}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** The recorded state, or null when no run of this change is recorded. */
+export async function readRunState(file: string): Promise<RunState | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new RuntimeError(`cannot read run state ${file}: ${(error as Error).message}`);
+  }
+  return parseRunState(text, file);
+}
+
+export async function runStateExists(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces the state file atomically: a reader (or a crash) sees the old file or the new
+ * one, never half of one. The content is validated first so that a bug cannot store junk.
+ */
+export async function writeRunState(file: string, state: RunState): Promise<void> {
+  const checked = runStateSchema.parse(state);
+  const dir = dirname(file);
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    const handle = await open(temp, 'wx', 0o644);
+    try {
+      await handle.writeFile(`${JSON.stringify(checked, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new RuntimeError(`cannot write run state ${file}: ${(error as Error).message}`);
+  }
+  await syncDirectory(dir);
+}
+
+/** Makes the rename itself durable; some file systems cannot open a directory, which is fine. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Durability of the directory entry is best effort; the file content is already synced.
+  }
+}

@@ -1,0 +1,204 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RuntimeError } from '../../src/core/errors.js';
+import { openRun } from '../../src/git/open.js';
+import { GitError } from '../../src/git/git-error.js';
+import { startRun } from '../../src/git/start.js';
+import { readRunState, writeRunState } from '../../src/run/state.js';
+import { makeRepo, snapshotFiles, TIMEOUT_MS } from './helpers.js';
+import type { TempRepo } from './helpers.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+function repo(...args: Parameters<typeof makeRepo>): TempRepo {
+  const made = makeRepo(...args);
+  cleanups.push(() => made.remove());
+  return made;
+}
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ralphtool-home-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+function hook(r: TempRepo, name: string, body: string): void {
+  const path = join(r.dir, '.git/hooks', name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+}
+const open = (r: TempRepo) => openRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+
+describe('checkpoints whatever the repository is configured to do', () => {
+  it('never runs the hooks: a failing pre-commit and others that would leave traces', async () => {
+    const r = repo();
+    hook(r, 'pre-commit', 'exit 1');
+    hook(r, 'commit-msg', 'exit 1');
+    hook(r, 'prepare-commit-msg', 'echo hooked > "$1"; touch prepare-ran');
+    hook(r, 'post-commit', 'touch post-commit-ran');
+    hook(r, 'post-checkout', 'touch post-checkout-ran');
+    hook(r, 'post-merge', 'touch post-merge-ran');
+    hook(r, 'reference-transaction', 'exit 1');
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    r.write('a.txt', 'a\n');
+    await run.accept('1');
+    r.write('b.txt', 'b\n');
+    await run.revert('2', 1);
+    await run.cleanup();
+    expect(Object.keys(snapshotFiles(r.dir)).sort()).toEqual(['README.md', 'a.txt']);
+    expect(r.git('log', '--format=%s', '--all')).toMatch(/initial state/);
+  });
+
+  it('never signs, even with commit.gpgsign=true and a gpg that always fails', async () => {
+    const r = repo();
+    r.git('config', 'commit.gpgsign', 'true');
+    r.git('config', 'gpg.program', 'false');
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    r.write('a.txt', 'a\n');
+    const sha = await run.accept('1');
+    expect(r.git('cat-file', '-p', sha)).not.toContain('gpgsig');
+    await run.revert('2', 1);
+    await run.keep();
+  });
+
+  it('uses the repository identity when there is one', async () => {
+    const r = repo();
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    expect(r.git('log', '-1', '--format=%an <%ae>|%cn <%ce>', run.checkpointSha)).toBe(
+      'Test User <test@example.com>|Test User <test@example.com>',
+    );
+  });
+
+  it('falls back to ralphtool <ralphtool@localhost> without any identity, writing no config', async () => {
+    const home = tempDir();
+    const env = { HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    const r = repo({ identity: false, commit: false, env });
+    r.write('a.txt', 'a\n');
+    const configBefore = r.git('config', '--local', '--list');
+    const opts = { cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS, env };
+    const run = await startRun(opts);
+    r.write('b.txt', 'b\n');
+    const sha = await run.accept('1');
+    r.write('c.txt', 'c\n');
+    const { savedRef } = await run.revert('2', 1);
+    for (const commit of [run.state.baseSha ?? '', sha, savedRef]) {
+      expect(r.git('log', '-1', '--format=%an <%ae>|%cn <%ce>', commit)).toBe(
+        'ralphtool <ralphtool@localhost>|ralphtool <ralphtool@localhost>',
+      );
+    }
+    expect(r.git('config', '--local', '--list')).toBe(configBefore);
+  });
+});
+
+describe('interrupted sequences', () => {
+  it('leaves the step marker when git fails, and finishes the step on the next call', async () => {
+    const r = repo();
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    r.write('a.txt', 'a\n');
+    writeFileSync(join(r.dir, '.git/index.lock'), '');
+    const error = await run.accept('1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitError);
+    expect((error as Error).message).toMatch(/index\.lock/);
+    expect((await readRunState(run.paths.state))?.step).toEqual({ op: 'accept', storyId: '1' });
+    rmSync(join(r.dir, '.git/index.lock'));
+    const reopened = await open(r);
+    expect(await reopened.finishInterruptedStep()).toEqual({ op: 'accept', storyId: '1' });
+    expect(reopened.state.step).toBeNull();
+    expect(r.git('log', '-1', '--format=%s')).toBe('checkpoint: 1');
+    expect(reopened.checkpointSha).toBe(r.git('rev-parse', 'HEAD'));
+  });
+
+  it('reuses an accept commit made just before a crash instead of committing twice', async () => {
+    const r = repo();
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const base = run.checkpointSha;
+    r.write('a.txt', 'a\n');
+    const sha = await run.accept('1');
+    await writeRunState(run.paths.state, {
+      ...run.state,
+      checkpointSha: base,
+      step: { op: 'accept', storyId: '1' },
+    });
+    const reopened = await open(r);
+    await reopened.ensureAtCheckpoint();
+    expect(reopened.checkpointSha).toBe(sha);
+    expect(r.git('rev-list', '--count', `${base}..HEAD`)).toBe('1');
+  });
+
+  it('finishes a start interrupted before or after the "initial state" commit', async () => {
+    const r = repo();
+    r.write('mine.txt', 'mine\n');
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const base = run.checkpointSha;
+    const pending = {
+      ...run.state,
+      baseSha: null,
+      checkpointSha: null,
+      step: { op: 'start' as const },
+    };
+    await writeRunState(run.paths.state, pending);
+    const afterCommit = await open(r);
+    await afterCommit.finishInterruptedStep();
+    expect(afterCommit.checkpointSha).toBe(base);
+    expect(r.git('rev-list', '--count', 'main..HEAD')).toBe('1');
+
+    // Crash right after the state was first written: HEAD still on main.
+    await afterCommit.cleanup();
+    await writeRunState(run.paths.state, { ...pending, status: 'active', choice: null });
+    const beforeCheckout = await open(r);
+    await beforeCheckout.ensureAtCheckpoint();
+    expect(r.git('symbolic-ref', '--short', 'HEAD')).toBe('ralph/add-auth');
+    expect(r.git('log', '--format=%s', 'main..HEAD')).toBe('initial state');
+    expect(r.git('show', 'HEAD:mine.txt')).toBe('mine');
+  });
+
+  it('finishes a revert interrupted after the save, keeping the saved work', async () => {
+    const r = repo();
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    r.write('work.txt', 'work\n');
+    const { savedRef } = await run.revert('1', 1);
+    const saved = r.git('rev-parse', savedRef);
+    await writeRunState(run.paths.state, {
+      ...run.state,
+      step: { op: 'revert', storyId: '1', attempt: 1 },
+    });
+    const reopened = await open(r);
+    await reopened.ensureAtCheckpoint();
+    expect(r.git('rev-parse', savedRef)).toBe(saved);
+    expect(r.git('show', `${savedRef}:work.txt`)).toBe('work');
+    expect(reopened.state.step).toBeNull();
+  });
+
+  it('finishes a cleanup interrupted between the squash and the reset', async () => {
+    const r = repo();
+    r.write('user.txt', 'user\n');
+    const before = snapshotFiles(r.dir);
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    r.write('story.txt', 'story\n');
+    await run.accept('1');
+    const expected = { ...before, 'story.txt': snapshotFiles(r.dir)['story.txt'] };
+    await run.update((draft) => {
+      draft.step = { op: 'cleanup' };
+    });
+    r.git('checkout', '-q', 'main');
+    r.git('merge', '-q', '--squash', 'ralph/add-auth');
+    const reopened = await open(r);
+    await reopened.cleanup();
+    expect(snapshotFiles(r.dir)).toEqual(expected);
+    expect(r.git('diff', '--cached', '--name-only')).toBe('');
+    expect(r.git('branch', '--list', 'ralph/*')).toBe('');
+    expect(reopened.state).toMatchObject({ status: 'finished', choice: 'cleanup', step: null });
+  });
+
+  it('reports a corrupt state file clearly', async () => {
+    const r = repo();
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    writeFileSync(run.paths.state, '{ broken');
+    const error = await open(r).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toContain(run.paths.state);
+    expect((error as Error).message).toContain('ralphtool finish');
+  });
+});

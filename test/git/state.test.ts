@@ -1,0 +1,127 @@
+import { linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RuntimeError, UsageError } from '../../src/core/errors.js';
+import {
+  attemptRef,
+  promptFile,
+  ralphBranch,
+  runPaths,
+  transcriptFile,
+} from '../../src/run/paths.js';
+import {
+  newStoryProgress,
+  readRunState,
+  runStateExists,
+  writeRunState,
+} from '../../src/run/state.js';
+import type { RunState } from '../../src/run/state.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ralphtool-state-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function sampleState(): RunState {
+  const now = new Date().toISOString();
+  return {
+    version: 1,
+    change: 'add-auth',
+    branch: 'ralph/add-auth',
+    originalBranch: { kind: 'branch', name: 'main' },
+    originalSha: 'a'.repeat(40),
+    baseSha: 'b'.repeat(40),
+    checkpointSha: 'c'.repeat(40),
+    status: 'active',
+    outcome: null,
+    choice: null,
+    step: { op: 'revert', storyId: '2', attempt: 1 },
+    stories: { '1': { ...newStoryProgress(), attempts: 2, completed: true, costUsd: 0.5 } },
+    currentStory: '2',
+    currentAttempt: 1,
+    costUsd: 0.5,
+    startedAt: now,
+    updatedAt: now,
+    pid: 123,
+    host: 'box',
+  };
+}
+
+describe('run paths', () => {
+  it('puts everything under <git-common-dir>/ralphtool/<change>/, absolute', () => {
+    const paths = runPaths('repo/.git', 'add-auth');
+    expect(paths.dir).toBe(join(process.cwd(), 'repo/.git/ralphtool/add-auth'));
+    expect(paths.state).toBe(join(paths.dir, 'state.json'));
+    expect(paths.lock).toBe(join(paths.dir, 'lock'));
+    expect(paths.learnings).toBe(join(paths.dir, 'learnings.md'));
+    expect(transcriptFile(paths, '2.1', 3)).toBe(join(paths.dir, 'transcripts/2.1-3.ndjson'));
+    expect(promptFile(paths, '2', 1)).toBe(join(paths.dir, 'prompts/2-1.md'));
+  });
+
+  it('names the branch and the attempt refs', () => {
+    expect(ralphBranch('add-auth')).toBe('ralph/add-auth');
+    expect(attemptRef('add-auth', '2.1', 3)).toBe('refs/ralphtool/add-auth/attempts/2.1-3');
+  });
+
+  it('refuses names that could escape the folder or break a ref', () => {
+    expect(() => runPaths('/r/.git', '../etc')).toThrow(UsageError);
+    expect(() => attemptRef('add-auth', '../x', 1)).toThrow(RuntimeError);
+    expect(() => attemptRef('add-auth', 'a b', 1)).toThrow(RuntimeError);
+    expect(() => attemptRef('add-auth', '-x', 1)).toThrow(RuntimeError);
+  });
+});
+
+describe('run state file', () => {
+  it('writes and reads back a validated state', async () => {
+    const file = join(tempDir(), 'nested', 'state.json');
+    expect(await runStateExists(file)).toBe(false);
+    expect(await readRunState(file)).toBeNull();
+    const state = sampleState();
+    await writeRunState(file, state);
+    expect(await runStateExists(file)).toBe(true);
+    expect(await readRunState(file)).toEqual(state);
+  });
+
+  it('replaces the file by rename, leaving no temporary file behind', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'state.json');
+    await writeRunState(file, sampleState());
+    // A second name for the old file: an in-place rewrite would change what it shows.
+    linkSync(file, join(dir, 'old-link'));
+    const before = readFileSync(join(dir, 'old-link'), 'utf8');
+    await writeRunState(file, { ...sampleState(), currentStory: '3' });
+    expect(readFileSync(join(dir, 'old-link'), 'utf8')).toBe(before);
+    expect((await readRunState(file))?.currentStory).toBe('3');
+    expect(readdirSync(dir).sort()).toEqual(['old-link', 'state.json']);
+  });
+
+  it('refuses to write a state that does not match the schema', async () => {
+    const file = join(tempDir(), 'state.json');
+    const bad = { ...sampleState(), checkpointSha: 'not-a-sha' };
+    await expect(writeRunState(file, bad)).rejects.toThrow();
+    expect(await runStateExists(file)).toBe(false);
+  });
+
+  it('names the file and the way out when it is not JSON', async () => {
+    const file = join(tempDir(), 'state.json');
+    writeFileSync(file, '{"version": 1, "change": ');
+    const error = await readRunState(file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toContain(file);
+    expect((error as Error).message).toMatch(/ralphtool finish .*delete the folder/);
+  });
+
+  it('rejects an unknown version and a damaged field', async () => {
+    const file = join(tempDir(), 'state.json');
+    writeFileSync(file, JSON.stringify({ ...sampleState(), version: 7 }));
+    await expect(readRunState(file)).rejects.toThrow(/version 7.*reads version 1/);
+    writeFileSync(file, JSON.stringify({ ...sampleState(), status: 'sleeping' }));
+    await expect(readRunState(file)).rejects.toThrow(/damaged \(status: /);
+  });
+});
