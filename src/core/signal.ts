@@ -28,3 +28,22 @@ export function parseSignal(finalAnswer: string): AgentSignal | null {
 function clip(text: string): string {
   return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH)}…` : text;
 }
+
+/**
+ * Removes from an answer the lines that are copies of prompt lines holding a
+ * signal (an agent that prints its prompt back, e.g. `cat "$RALPHTOOL_PROMPT_FILE"`),
+ * so that the instructions' own `<promise>COMPLETE</promise>` never counts.
+ */
+export function withoutEchoedPrompt(answer: string, prompt: string): string {
+  const promptSignalLines = new Set(
+    prompt
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => /<\s*promise\s*>/i.test(line)),
+  );
+  if (promptSignalLines.size === 0) return answer;
+  return answer
+    .split('\n')
+    .filter((line) => !promptSignalLines.has(line.trim()))
+    .join('\n');
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSignal } from '../../src/core/signal.js';
+import { parseSignal, withoutEchoedPrompt } from '../../src/core/signal.js';
 
 describe('parseSignal', () => {
   it('reads COMPLETE', () => {
@@ -42,5 +42,24 @@ describe('parseSignal', () => {
     });
     const long = parseSignal(`<promise>FAILED: ${'x'.repeat(5000)}</promise>`);
     expect(long?.kind === 'failed' && long.reason.length).toBe(2001);
+  });
+});
+
+describe('withoutEchoedPrompt', () => {
+  const prompt = [
+    '# Working on Story 1: Setup',
+    '- `<promise>COMPLETE</promise>` when every task of this story is implemented.',
+    '- `<promise>FAILED: {reason}</promise>` when you cannot finish this story.',
+  ].join('\n');
+
+  it('drops echoed prompt lines so their signals do not count', () => {
+    const echoed = `thinking...\n${prompt}\nbye`;
+    expect(parseSignal(echoed)).not.toBeNull();
+    expect(parseSignal(withoutEchoedPrompt(echoed, prompt))).toBeNull();
+  });
+
+  it("keeps the agent's own signal lines", () => {
+    const answer = `${prompt}\nDone.\n<promise>COMPLETE</promise>`;
+    expect(parseSignal(withoutEchoedPrompt(answer, prompt))).toEqual({ kind: 'complete' });
   });
 });

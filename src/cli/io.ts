@@ -1,0 +1,12 @@
+import type { Style } from './style.js';
+
+/** What a command may touch of the outside world; tests give their own. */
+export interface CommandIO {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  style: Style;
+  errStyle: Style;
+}

@@ -1,0 +1,41 @@
+import { UsageError } from '../core/errors.js';
+
+/** Parses `90s`, `15m`, `2h` or plain seconds into milliseconds; `0` means no limit. */
+export function parseDuration(text: string, flag: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  if (!match) {
+    throw new UsageError(`${flag}: "${text}" is not a duration: use e.g. 90s, 15m, 2h or seconds`);
+  }
+  const value = Number(match[1]);
+  const unit = (match[2] ?? 's').toLowerCase();
+  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
+  const ms = Math.round(value * factor);
+  if (!Number.isSafeInteger(ms)) throw new UsageError(`${flag}: "${text}" is too large`);
+  return ms;
+}
+
+/** Parses a non-negative integer flag value. */
+export function parseCount(text: string, flag: string): number {
+  if (!/^\s*\d+\s*$/.test(text)) {
+    throw new UsageError(`${flag}: "${text}" is not a whole number >= 0`);
+  }
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new UsageError(`${flag}: "${text}" is too large`);
+  return value;
+}
+
+/** Parses `--command-timeout` (seconds or a duration), which must be above zero. */
+export function parsePositiveDuration(text: string, flag: string): number {
+  const ms = parseDuration(text, flag);
+  if (ms <= 0) throw new UsageError(`${flag}: must be greater than 0`);
+  return ms;
+}
+
+export function parseChoice<T extends string>(
+  text: string,
+  allowed: readonly T[],
+  flag: string,
+): T {
+  if ((allowed as readonly string[]).includes(text)) return text as T;
+  throw new UsageError(`${flag}: "${text}" is not one of ${allowed.join(', ')}`);
+}

@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { RalphError, UsageError } from '../core/errors.js';
+import type { CommandIO } from './io.js';
+import { packageVersion } from './version.js';
+import { addRunOptions, type RawRunFlags } from './run-flags.js';
+
+/**
+ * Builds the argv parser. Every action lazily imports its command, so `--help`
+ * and `list` stay fast; each resolves to an exit code.
+ */
+export function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
+  const program = new Command('ralphtool');
+  program
+    .description(
+      'Runs an AI coding agent through an OpenSpec change one story at a time, with git checkpoints.',
+    )
+    .version(packageVersion(), '--version', 'print the version')
+    .option('-C, --cwd <dir>', 'run as if started in <dir> (like git -C)')
+    .showHelpAfterError('(run `ralphtool --help` for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+
+  const cwdOf = (cmd: Command): string => {
+    const globals = cmd.optsWithGlobals<{ cwd?: string }>();
+    return resolveCwd(io.cwd, globals.cwd);
+  };
+
+  program
+    .command('list')
+    .description('changes with task progress')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { listCommand } = await import('./commands/list.js');
+      setExit(await listCommand(io, { cwd: cwdOf(cmd), json: opts.json === true }));
+    });
+
+  program
+    .command('show')
+    .description('stories, tasks and scenarios of one change')
+    .argument('<change>', 'change name')
+    .option('--json', 'print JSON')
+    .action(async (change: string, opts: { json?: boolean }, cmd: Command) => {
+      const { showCommand } = await import('./commands/show.js');
+      setExit(await showCommand(io, { cwd: cwdOf(cmd), change, json: opts.json === true }));
+    });
+
+  addRunOptions(
+    program
+      .command('run')
+      .description('run the loop on a change')
+      .argument('<change>', 'change name')
+      .addOption(
+        new Option('--force', 'reuse an existing ralph/<change> branch that has no record'),
+      ),
+  ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
+    const { runCommand } = await import('./commands/run.js');
+    setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts }));
+  });
+
+  program.action(() => {
+    // The interactive UI is not part of this build yet: say so instead of pretending.
+    io.stderr.write(program.helpInformation());
+    setExit(2);
+  });
+  return program;
+}
+
+function resolveCwd(base: string, given: string | undefined): string {
+  if (given === undefined) return base;
+  if (given.trim() === '') throw new UsageError('-C: the directory is empty');
+  return path.resolve(base, given);
+}
+
+/** Runs the program on argv and returns the exit code; the only place errors become codes. */
+export async function runProgram(argv: readonly string[], io: CommandIO): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CommandIO): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+    if (error.code === 'commander.help') return 0;
+    // Commander already printed its one-line message.
+    return 2;
+  }
+  if (error instanceof RalphError) {
+    io.stderr.write(`${io.errStyle.red('ralphtool:')} ${error.message}\n`);
+    return error.exitCode;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.stderr.write(
+    `${io.errStyle.red('ralphtool: internal error')} (a bug; please report it with this output)\n${detail}\n`,
+  );
+  return 1;
+}

@@ -1,0 +1,27 @@
+import type { ChangeSummary } from '../../core/change.js';
+import type { Style } from '../style.js';
+import { progressBar, relativeTime, table } from './format.js';
+
+/** The table of `ralphtool list`, or a hint when there is nothing to list. */
+export function renderChangeList(
+  changes: readonly ChangeSummary[],
+  style: Style,
+  now: Date,
+): string {
+  if (changes.length === 0) {
+    return 'No changes in openspec/changes/. Create one with `openspec new change <name>`.\n';
+  }
+  const header = ['CHANGE', 'STORIES', 'TASKS', 'PROGRESS', 'MODIFIED'].map(style.bold);
+  const rows = changes.map((c) => {
+    const complete = c.tasks.total > 0 && c.tasks.done === c.tasks.total;
+    const bar = progressBar(c.tasks.done, c.tasks.total);
+    return [
+      c.name,
+      `${c.stories.done}/${c.stories.total}`,
+      `${c.tasks.done}/${c.tasks.total}`,
+      complete ? style.green(bar) : bar,
+      style.dim(relativeTime(c.lastModified, now)),
+    ];
+  });
+  return `${table([header, ...rows]).join('\n')}\n`;
+}

@@ -1,0 +1,130 @@
+import type { RunEvent } from '../../core/events.js';
+import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
+import { sanitizeForTerminal } from '../../core/sanitize.js';
+import type { Style } from '../style.js';
+import { formatCost, formatDuration, progressBar, table } from './format.js';
+
+const MAX_LINE = 160;
+
+/**
+ * The plain (non-JSON) output of `run`: one readable line per event that matters,
+ * and a summary table at the end. Stateful only through the pure summary reducer.
+ */
+export class ProgressPrinter {
+  private summary: RunSummary = emptySummary;
+  private maxAttempts = 1;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly style: Style,
+  ) {}
+
+  handle(event: RunEvent): void {
+    this.summary = summarize(this.summary, event);
+    const lines = this.linesFor(event);
+    if (lines.length > 0) this.write(`${lines.join('\n')}\n`);
+  }
+
+  private linesFor(event: RunEvent): string[] {
+    const s = this.style;
+    switch (event.type) {
+      case 'run.started': {
+        this.maxAttempts = event.maxRetries + 1;
+        const todo = event.stories.filter((st) => !st.done).length;
+        return [
+          `${s.bold('ralphtool')} ${event.change}: ${event.stories.length} stories, ${todo} to do · agent ${event.agent} · branch ${event.branch} (from ${event.originalBranch})`,
+        ];
+      }
+      case 'story.started':
+        return [
+          '',
+          `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${event.title}`)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
+        ];
+      case 'agent.tool':
+        return [s.dim(clip(`  · ${event.name} ${event.summary}`))];
+      case 'agent.message': {
+        const first = event.text.split('\n').find((l) => l.trim() !== '') ?? '';
+        return first ? [s.dim(clip(`  │ ${first.trim()}`))] : [];
+      }
+      case 'agent.result':
+        return [
+          s.dim(
+            `  = ${event.turns} turns · ${event.tokens.input + event.tokens.cacheRead + event.tokens.cacheWrite} in / ${event.tokens.output} out tokens · ${formatCost(event.costUsd)}${event.isError ? ' · error' : ''}`,
+          ),
+        ];
+      case 'attempt.failed':
+        return [
+          s.red(
+            clip(`  ✗ attempt ${event.attempt} failed (${event.kind}): ${oneLine(event.reason)}`),
+          ),
+        ];
+      case 'checkpoint.reverted':
+        return [
+          s.dim(`  ↺ reverted to ${event.toSha.slice(0, 8)}; attempt saved as ${event.savedRef}`),
+        ];
+      case 'checkpoint.created':
+        return [s.dim(`  ● checkpoint ${event.sha.slice(0, 8)}`)];
+      case 'story.completed':
+        return [
+          s.green(
+            `  ✓ Story ${event.storyId} done · ${event.attempts} attempt${event.attempts === 1 ? '' : 's'} · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`,
+          ),
+        ];
+      case 'story.exhausted':
+        return [
+          s.red(
+            clip(
+              `  ✗ Story ${event.storyId} used all ${event.attempts} attempts: ${oneLine(event.reason)}`,
+            ),
+          ),
+        ];
+      case 'error':
+        return [s.red(`${event.fatal ? 'error' : 'warning'}: ${event.message}`)];
+      case 'run.awaiting-choice':
+        return [];
+      case 'run.finished':
+        return this.finishedLines(event);
+    }
+  }
+
+  private finishedLines(event: Extract<RunEvent, { type: 'run.finished' }>): string[] {
+    const s = this.style;
+    const rows = this.summary.stories.map((st) => [
+      st.id,
+      clip(st.title, 40),
+      String(st.attempts),
+      st.result,
+      formatCost(st.costUsd),
+      formatDuration(st.durationMs),
+    ]);
+    const header = ['STORY', 'TITLE', 'ATTEMPTS', 'RESULT', 'COST', 'TIME'].map(s.bold);
+    const where =
+      event.choice === 'cleanup'
+        ? `cleanup: back on ${event.originalBranch}, the work is left as uncommitted changes`
+        : event.choice === 'keep'
+          ? `keep: on ${event.branch}, one commit per story (original branch: ${event.originalBranch})`
+          : `no completion choice applied; the run is still on ${event.branch}`;
+    const verdict: Record<typeof event.outcome, string> = {
+      complete: s.green('all stories complete'),
+      'max-retries': s.red('stopped: a story used up its retries'),
+      stopped: s.yellow('stopped by the user'),
+      error: s.red('stopped by an error'),
+    };
+    return [
+      '',
+      ...table([header, ...rows]),
+      '',
+      `${verdict[event.outcome]} · ${event.storiesCompleted}/${event.storiesTotal} stories · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`,
+      where,
+    ];
+  }
+}
+
+function oneLine(text: string): string {
+  return sanitizeForTerminal(text).replace(/\s*\n\s*/g, ' | ');
+}
+
+function clip(raw: string, max = MAX_LINE): string {
+  const text = sanitizeForTerminal(raw).replace(/\n/g, ' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,125 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { splitCommandLine } from '../agents/command-line.js';
+import {
+  DEFAULT_RUN_OPTIONS,
+  type AgentKind,
+  type OnComplete,
+  type RunOptions,
+} from '../run/options.js';
+import { parseChoice, parseCount, parseDuration, parsePositiveDuration } from './options.js';
+
+/** Flags as commander hands them over: strings, validated by toRunOptions. */
+export interface RawRunFlags {
+  agent?: string;
+  agentCommand?: string;
+  model?: string;
+  maxRetries?: string;
+  commandTimeout?: string;
+  agentTimeout?: string;
+  idleTimeout?: string;
+  verify?: string[];
+  onComplete?: string;
+  json?: boolean;
+  force?: boolean;
+}
+
+const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'command'];
+const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
+
+export function addRunOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--agent <name>', 'agent backend: claude, codex or command'))
+    .addOption(
+      new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
+    )
+    .addOption(new Option('--model <name>', "model passed to the agent CLI (default: the agent's)"))
+    .addOption(new Option('--max-retries <n>', 'retries after a failed attempt (default: 3)'))
+    .addOption(
+      new Option(
+        '--command-timeout <seconds>',
+        'limit for each git/openspec command (default: 30)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--agent-timeout <duration>',
+        'wall-clock limit per attempt (default: 60m; 0 = none)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--idle-timeout <duration>',
+        'kill an attempt silent this long (default: 15m; 0 = none)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--verify <cmdline>',
+        'run after COMPLETE; non-zero exit fails the attempt (repeatable)',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
+    .addOption(
+      new Option(
+        '--on-complete <choice>',
+        'ask, cleanup or keep (default: ask on a TTY, else keep)',
+      ),
+    )
+    .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
+}
+
+/** Validates raw flags into RunOptions; any mistake is a UsageError (exit 2). */
+export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptions {
+  let agent: AgentKind =
+    flags.agent === undefined
+      ? DEFAULT_RUN_OPTIONS.agent
+      : parseChoice(flags.agent, AGENTS, '--agent');
+  if (flags.agentCommand !== undefined && flags.agent === undefined) agent = 'command';
+  if (flags.agentCommand !== undefined && agent !== 'command') {
+    throw new UsageError(`--agent-command is only for --agent command (got --agent ${agent})`);
+  }
+  let agentCommand: string | null = null;
+  if (agent === 'command') {
+    if (flags.agentCommand === undefined || splitCommandLine(flags.agentCommand).length === 0) {
+      throw new UsageError('--agent command needs --agent-command "<program> [args]"');
+    }
+    agentCommand = flags.agentCommand;
+  }
+  for (const verify of flags.verify ?? []) {
+    if (splitCommandLine(verify).length === 0)
+      throw new UsageError('--verify: the command is empty');
+  }
+  const onComplete =
+    flags.onComplete === undefined
+      ? interactive
+        ? 'ask'
+        : 'keep'
+      : parseChoice(flags.onComplete, ON_COMPLETE, '--on-complete');
+  if (flags.model !== undefined && flags.model.trim() === '')
+    throw new UsageError('--model: empty name');
+  return {
+    agent,
+    agentCommand,
+    model: flags.model ?? null,
+    maxRetries:
+      flags.maxRetries === undefined
+        ? DEFAULT_RUN_OPTIONS.maxRetries
+        : parseCount(flags.maxRetries, '--max-retries'),
+    commandTimeoutMs:
+      flags.commandTimeout === undefined
+        ? DEFAULT_RUN_OPTIONS.commandTimeoutMs
+        : parsePositiveDuration(flags.commandTimeout, '--command-timeout'),
+    agentTimeoutMs:
+      flags.agentTimeout === undefined
+        ? DEFAULT_RUN_OPTIONS.agentTimeoutMs
+        : parseDuration(flags.agentTimeout, '--agent-timeout'),
+    idleTimeoutMs:
+      flags.idleTimeout === undefined
+        ? DEFAULT_RUN_OPTIONS.idleTimeoutMs
+        : parseDuration(flags.idleTimeout, '--idle-timeout'),
+    verify: flags.verify ?? [],
+    onComplete,
+    json: flags.json === true,
+    force: flags.force === true,
+  };
+}

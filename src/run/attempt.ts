@@ -1,0 +1,157 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentBackend, AgentEvent } from '../agents/types.js';
+import type { Change, Requirement, Story } from '../core/change.js';
+import type { FailureKind, RunEvent } from '../core/events.js';
+import { judgeAttempt, type AttemptVerdict } from '../core/judge.js';
+import { buildPrompt, type PromptChangePaths } from '../core/prompt.js';
+import { withoutEchoedPrompt } from '../core/signal.js';
+import { readLearnings } from './learnings.js';
+import type { RunOptions } from './options.js';
+import { runVerifyCommands } from './verify.js';
+
+export interface AttemptPlan {
+  repoRoot: string;
+  change: Change;
+  paths: PromptChangePaths;
+  story: Story;
+  attempt: number;
+  previousFailure: { kind: FailureKind; reason: string } | null;
+  verify: { commands: readonly string[]; inferred: boolean };
+  learningsPath: string;
+  promptPath: string;
+  transcriptPath: string;
+}
+
+export interface AttemptResult {
+  verdict: AttemptVerdict;
+  /** The user stopped the run during the attempt: not judged, only reverted. */
+  stopped: boolean;
+  /** A failure retrying cannot fix (authentication, root refusal): the run ends. */
+  fatal: string | null;
+  costUsd: number;
+  durationMs: number;
+}
+
+/**
+ * One attempt at one story: prompt, agent, judgement, verification. Touches no git:
+ * the orchestrator checkpoints or reverts afterwards.
+ */
+export async function runAttempt(
+  plan: AttemptPlan,
+  backend: AgentBackend,
+  options: RunOptions,
+  stop: AbortSignal,
+  emit: (event: RunEvent) => void,
+  rereadStories: () => Promise<Story[] | null>,
+  requirements: readonly Requirement[],
+): Promise<AttemptResult> {
+  const started = Date.now();
+  const prompt = buildPrompt({
+    changeName: plan.change.name,
+    paths: plan.paths,
+    story: plan.story,
+    attempt: plan.attempt,
+    maxAttempts: options.maxRetries + 1,
+    previousFailure: plan.previousFailure,
+    requirements,
+    verify: plan.verify,
+    learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },
+  });
+  await mkdir(path.dirname(plan.promptPath), { recursive: true });
+  await mkdir(path.dirname(plan.transcriptPath), { recursive: true });
+  await writeFile(plan.promptPath, prompt);
+
+  let costUsd = 0;
+  const { storyId } = { storyId: plan.story.id };
+  const attempt = plan.attempt;
+  const onEvent = (event: AgentEvent): void => {
+    switch (event.type) {
+      case 'message':
+        emit({ type: 'agent.message', storyId, attempt, text: event.text });
+        return;
+      case 'tool':
+        emit({ type: 'agent.tool', storyId, attempt, name: event.name, summary: event.summary });
+        return;
+      case 'result':
+        costUsd += event.costUsd;
+        emit({
+          type: 'agent.result',
+          storyId,
+          attempt,
+          turns: event.turns,
+          tokens: event.tokens,
+          costUsd: event.costUsd,
+          durationMs: event.durationMs,
+          isError: event.isError,
+        });
+        return;
+      case 'error':
+        // A fatal one ends the run; the orchestrator reports it once, with what to do.
+        if (!event.fatal) emit({ type: 'error', message: event.message, fatal: false });
+        return;
+    }
+  };
+
+  const output = await backend.runAttempt({
+    prompt,
+    cwd: plan.repoRoot,
+    signal: stop,
+    change: plan.change.name,
+    storyId,
+    attempt,
+    model: options.model ?? undefined,
+    wallTimeoutMs: options.agentTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    transcriptPath: plan.transcriptPath,
+    promptFilePath: plan.promptPath,
+    onEvent,
+  });
+  const durationMs = Date.now() - started;
+  const base = { costUsd, durationMs };
+  if (output.aborted || stop.aborted) {
+    return {
+      ...base,
+      stopped: true,
+      fatal: null,
+      verdict: { accepted: false, kind: 'crash', reason: 'stopped by the user' },
+    };
+  }
+  if (output.fatal !== null) {
+    return {
+      ...base,
+      stopped: false,
+      fatal: output.fatal,
+      verdict: { accepted: false, kind: 'agent-error', reason: output.fatal },
+    };
+  }
+
+  const storiesAfter = await rereadStories();
+  const storyAfter =
+    storiesAfter === null ? null : storiesAfter.find((s) => s.id === plan.story.id);
+  const answer = withoutEchoedPrompt(output.finalAnswer, prompt);
+  let verdict = judgeAttempt(
+    { ...output, finalAnswer: answer },
+    storyAfter,
+    plan.story.id,
+    plan.paths.tasks,
+  );
+  if (verdict.accepted && options.verify.length > 0) {
+    const failure = await runVerifyCommands(
+      options.verify,
+      plan.repoRoot,
+      options.commandTimeoutMs,
+      stop,
+    );
+    if (stop.aborted) {
+      return {
+        ...base,
+        stopped: true,
+        fatal: null,
+        verdict: { accepted: false, kind: 'crash', reason: 'stopped by the user' },
+      };
+    }
+    if (failure) verdict = { accepted: false, kind: 'verify-failed', reason: failure.reason };
+  }
+  return { ...base, stopped: false, fatal: null, verdict };
+}
