@@ -1,8 +1,12 @@
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const FIXTURE_CHANGES = '/work/shared/fixtures/openspec-repo/changes';
+/** The shared fixture corpus, beside the checkout (`../shared/fixtures`), as in CI. */
+export const FIXTURE_CHANGES = fileURLToPath(
+  new URL('../../../shared/fixtures/openspec-repo/changes', import.meta.url),
+);
 
 /** A fresh temp folder for one test; remove it with `removeTempDir`. */
 export async function makeTempDir(prefix = 'ralphtool-spec-'): Promise<string> {
