@@ -1,0 +1,203 @@
+import { useApp, useInput } from 'ink';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { TimedRunEvent } from '../core/events.js';
+import type { RunHandle, UiController } from './controller.js';
+import { FrameView } from './screens/frame-view.js';
+import { TooSmall } from './screens/too-small.js';
+import {
+  changeOpened,
+  changesLoaded,
+  initialState,
+  resultLoaded,
+  runChangeRefreshed,
+  runEnded,
+  runEventsArrived,
+  type Effect,
+  type Transition,
+  type UiState,
+} from './state/app-state.js';
+import { toUiKey } from './state/key-names.js';
+import { handleKey } from './state/keys.js';
+import { DEFAULT_MAX_TRANSCRIPT_LINES } from './state/transcript.js';
+import { useBatched } from './use-batched-events.js';
+import { useTerminalSize } from './use-terminal-size.js';
+import { isTooSmall } from './view/frame.js';
+import { paneOf, screenFrame, type FrameContext } from './view/screen-frame.js';
+
+export interface AppProps {
+  controller: UiController;
+  /** Clock in ms; tests pass their own. */
+  now?: () => number;
+  /** Transcript lines kept per story in the view (older ones stay on disk). */
+  maxTranscriptLines?: number;
+  /** Longest wait before queued run events are drawn. */
+  batchMs?: number;
+  /** Told the exit code when the user leaves. */
+  onExit?: (code: number) => void;
+}
+
+/**
+ * The interactive UI: draws the current screen's frame and turns keys and run
+ * events into state transitions; their effects go to the controller.
+ */
+export function App({
+  controller,
+  now = Date.now,
+  maxTranscriptLines = DEFAULT_MAX_TRANSCRIPT_LINES,
+  batchMs = 60,
+  onExit,
+}: AppProps) {
+  const { exit } = useApp();
+  const size = useTerminalSize();
+  const [boot] = useState(() => initialState(maxTranscriptLines));
+  const [state, setState] = useState<UiState>(boot.state);
+  const stateRef = useRef(state);
+  const sizeRef = useRef(size);
+  sizeRef.current = size;
+  const handleRef = useRef<RunHandle | null>(null);
+  const runIdRef = useRef(0);
+  const [, setTick] = useState(0);
+
+  const ctx: FrameContext = {
+    options: controller.runOptions,
+    transcriptsDir: handleRef.current?.transcriptsDir ?? null,
+  };
+  const ctxRef = useRef(ctx);
+  ctxRef.current = ctx;
+
+  const runEffectRef = useRef<(effect: Effect) => void>(() => undefined);
+
+  const transition = useCallback((step: (s: UiState) => Transition) => {
+    const t = step(stateRef.current);
+    stateRef.current = t.state;
+    setState(t.state);
+    for (const effect of t.effects) runEffectRef.current(effect);
+  }, []);
+  const update = useCallback(
+    (step: (s: UiState) => UiState) => transition((s) => ({ state: step(s), effects: [] })),
+    [transition],
+  );
+
+  const events = useBatched<TimedRunEvent>((batch) => {
+    transition((s) => runEventsArrived(s, batch));
+  }, batchMs);
+
+  runEffectRef.current = (effect: Effect): void => {
+    switch (effect.type) {
+      case 'load-changes':
+        controller.listChanges().then(
+          (value) => update((s) => changesLoaded(s, { status: 'ready', value })),
+          (error: unknown) =>
+            update((s) => changesLoaded(s, { status: 'error', message: messageOf(error) })),
+        );
+        return;
+      case 'open-change':
+        controller.readChange(effect.name).then(
+          (value) => update((s) => changeOpened(s, effect.name, { status: 'ready', value })),
+          (error: unknown) =>
+            update((s) =>
+              changeOpened(s, effect.name, { status: 'error', message: messageOf(error) }),
+            ),
+        );
+        return;
+      case 'start-run':
+        startRun(effect.change);
+        return;
+      case 'stop':
+        handleRef.current?.stop();
+        return;
+      case 'force-quit':
+        handleRef.current?.forceQuit();
+        return;
+      case 'choose':
+        handleRef.current?.choose(effect.choice);
+        return;
+      case 'refresh-change':
+        // A tasks.md that cannot be read mid-run keeps the last good read on screen.
+        controller.readChange(effect.name).then(
+          (change) => update((s) => runChangeRefreshed(s, change)),
+          () => undefined,
+        );
+        return;
+      case 'load-result':
+        controller.changedFiles(effect.run).then(
+          (value) => update((s) => resultLoaded(s, { files: { status: 'ready', value } })),
+          (error: unknown) =>
+            update((s) =>
+              resultLoaded(s, { files: { status: 'error', message: messageOf(error) } }),
+            ),
+        );
+        controller.readChange(effect.run.change).then(
+          (value) => update((s) => resultLoaded(s, { change: { status: 'ready', value } })),
+          (error: unknown) =>
+            update((s) =>
+              resultLoaded(s, { change: { status: 'error', message: messageOf(error) } }),
+            ),
+        );
+        return;
+      case 'exit':
+        onExit?.(effect.code);
+        exit();
+        return;
+    }
+  };
+
+  function startRun(change: string): void {
+    const runId = ++runIdRef.current;
+    const current = (): boolean => runIdRef.current === runId;
+    try {
+      const handle = controller.startRun(change, (event) => {
+        if (current()) events.push(event);
+      });
+      handleRef.current = handle;
+      handle.done.then(
+        (result) => {
+          if (!current()) return;
+          events.flush();
+          update((s) => runEnded(s, result));
+        },
+        (error: unknown) => {
+          if (!current()) return;
+          events.flush();
+          update((s) => runEnded(s, { error: messageOf(error) }));
+        },
+      );
+    } catch (error) {
+      update((s) => runEnded(s, { error: messageOf(error) }));
+    }
+  }
+
+  useEffect(() => {
+    for (const effect of boot.effects) runEffectRef.current(effect);
+  }, [boot]);
+
+  // Elapsed time and the quit hint change with the clock while a run is live.
+  const live = state.run !== null && state.run.ended === null && state.run.view.finished === null;
+  useEffect(() => {
+    if (!live) return;
+    const timer = setInterval(() => setTick((n) => n + 1), 1000);
+    return () => clearInterval(timer);
+  }, [live]);
+
+  useInput(
+    useCallback(
+      (input, key) => {
+        const uiKey = toUiKey(input, key);
+        if (uiKey === null) return;
+        const at = now();
+        transition((s) => {
+          const frame = screenFrame(s, sizeRef.current, at, ctxRef.current);
+          return handleKey(s, uiKey, { now: at, pane: paneOf(frame), rowMap: frame.rowMap });
+        });
+      },
+      [now, transition],
+    ),
+  );
+
+  if (isTooSmall(size)) return <TooSmall />;
+  return <FrameView frame={screenFrame(state, size, now(), ctx)} size={size} />;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

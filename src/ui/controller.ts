@@ -1,0 +1,61 @@
+import type { Change, ChangeSummary } from '../core/change.js';
+import type { CompletionChoice, TimedRunEvent } from '../core/events.js';
+
+/**
+ * The UI's only way out: everything it shows comes through here and the only
+ * things it sends back are the user's choices. It never runs git or an agent.
+ */
+export interface UiController {
+  listChanges(): Promise<ChangeSummary[]>;
+  readChange(name: string): Promise<Change>;
+  /** The options runs started from the UI will use; shown before running. */
+  readonly runOptions: UiRunOptions;
+  /** Starts the loop on a change; events arrive through `onEvent` in order. */
+  startRun(change: string, onEvent: (event: TimedRunEvent) => void): RunHandle;
+  /** Files changed against the original branch after a run, untracked (new) files included. */
+  changedFiles(run: FinishedRun): Promise<ChangedFile[]>;
+}
+
+export interface UiRunOptions {
+  /** As shown to the user, e.g. `claude` or `command (./my-agent --fast)`. */
+  agent: string;
+  model?: string | null;
+  maxRetries: number;
+  /** 0 = no limit. */
+  agentTimeoutMs: number;
+  /** 0 = no limit. */
+  idleTimeoutMs: number;
+  /** Empty: the verification commands are inferred from the project. */
+  verify: readonly string[];
+}
+
+export interface RunHandle {
+  /** Asks the loop to stop: the running agent is killed and its partial work reverted. */
+  stop(): void;
+  /** The answer to `run.awaiting-choice`. */
+  choose(choice: CompletionChoice): void;
+  /** Leave at once (q three times within 3 s); the run stays recoverable with resume/finish. */
+  forceQuit(): void;
+  /** Settles when the loop has ended; rejects only when the loop itself threw. */
+  done: Promise<{ exitCode: number }>;
+  /** Where the full transcripts of this run live, named when the view drops old lines. */
+  transcriptsDir?: string;
+}
+
+export type FileStatus = 'A' | 'M' | 'D' | 'R';
+
+export interface ChangedFile {
+  status: FileStatus;
+  path: string;
+  /** For renames: the old path. */
+  from?: string;
+}
+
+/** What the UI knows of a finished run, from its recorded events. */
+export interface FinishedRun {
+  change: string;
+  branch: string;
+  originalBranch: string;
+  baseSha: string;
+  choice: CompletionChoice | null;
+}

@@ -1,0 +1,217 @@
+import type { Change, ChangeSummary } from '../../core/change.js';
+import type { CompletionChoice, TimedRunEvent } from '../../core/events.js';
+import { exitCodeFor } from '../../core/loop.js';
+import type { ChangedFile, FinishedRun } from '../controller.js';
+import { oneLine } from '../text.js';
+import { emptyList, type ListState } from './list.js';
+import { applyEvents, initialLoopView, type LoopView } from './loop-view.js';
+import { noPresses, type QuitPresses } from './quit-presses.js';
+import type { LineAnchor } from './line-anchor.js';
+
+/**
+ * The whole UI as data: which screen is shown, what each screen has loaded, and
+ * the run being watched. Transitions are pure and return the I/O they need as
+ * effects, which the App performs through the controller.
+ */
+export type Screen = 'changes' | 'preview' | 'loop' | 'completion' | 'result';
+export type PreviewTab = 'tasks' | 'scenarios';
+export type LoopTab = 'info' | 'agent';
+
+export type Loadable<T> =
+  { status: 'loading' } | { status: 'ready'; value: T } | { status: 'error'; message: string };
+
+export interface PreviewState {
+  name: string;
+  change: Loadable<Change>;
+  tab: PreviewTab;
+  scroll: Record<PreviewTab, number>;
+}
+
+export interface RunState {
+  change: string;
+  view: LoopView;
+  /** The change as last read from disk: the Info tab's tasks, refreshed after every attempt. */
+  tasks: Change | null;
+  stopRequested: boolean;
+  quit: QuitPresses;
+  /** A short hint under the stop notice (e.g. how many more presses quit at once). */
+  hint: string | null;
+  selectedStoryId: string | null;
+  /** The selection follows the running story until the user picks another. */
+  followStory: boolean;
+  tab: LoopTab;
+  infoScroll: number;
+  /** The Agent tab follows new output, or stays on the line the user scrolled to. */
+  agentScroll: AgentScroll;
+  completionChoice: CompletionChoice;
+  applying: CompletionChoice | null;
+  /** Set when the loop's promise settled. */
+  ended: { exitCode: number } | null;
+  result: { files: Loadable<ChangedFile[]>; change: Loadable<Change>; scroll: number };
+}
+
+export interface AgentScroll {
+  follow: boolean;
+  anchor: LineAnchor;
+}
+
+export const followingAgent: AgentScroll = { follow: true, anchor: { line: 0, row: 0 } };
+
+export interface UiState {
+  screen: Screen;
+  changes: Loadable<ChangeSummary[]>;
+  changesList: ListState;
+  preview: PreviewState | null;
+  run: RunState | null;
+  /** Exit code of the last run that ended, reported when the app exits. */
+  lastExitCode: number | null;
+  maxTranscriptLines: number;
+}
+
+export type Effect =
+  | { type: 'load-changes' }
+  | { type: 'open-change'; name: string }
+  | { type: 'start-run'; change: string }
+  | { type: 'stop' }
+  | { type: 'force-quit' }
+  | { type: 'choose'; choice: CompletionChoice }
+  | { type: 'refresh-change'; name: string }
+  | { type: 'load-result'; run: FinishedRun }
+  | { type: 'exit'; code: number };
+
+export interface Transition {
+  state: UiState;
+  effects: Effect[];
+}
+
+export function initialState(maxTranscriptLines: number): Transition {
+  return {
+    state: {
+      screen: 'changes',
+      changes: { status: 'loading' },
+      changesList: emptyList,
+      preview: null,
+      run: null,
+      lastExitCode: null,
+      maxTranscriptLines,
+    },
+    effects: [{ type: 'load-changes' }],
+  };
+}
+
+export function changesLoaded(state: UiState, changes: Loadable<ChangeSummary[]>): UiState {
+  const count = changes.status === 'ready' ? changes.value.length : 0;
+  const selected = Math.min(state.changesList.selected, Math.max(0, count - 1));
+  return { ...state, changes, changesList: { ...state.changesList, selected } };
+}
+
+export function changeOpened(state: UiState, name: string, change: Loadable<Change>): UiState {
+  if (state.preview?.name !== name) return state;
+  return { ...state, preview: { ...state.preview, change } };
+}
+
+export function newRun(change: string, tasks: Change | null): RunState {
+  return {
+    change,
+    view: initialLoopView(change),
+    tasks,
+    stopRequested: false,
+    quit: noPresses,
+    hint: null,
+    selectedStoryId: null,
+    followStory: true,
+    tab: 'info',
+    infoScroll: 0,
+    agentScroll: followingAgent,
+    completionChoice: 'cleanup',
+    applying: null,
+    ended: null,
+    result: { files: { status: 'loading' }, change: { status: 'loading' }, scroll: 0 },
+  };
+}
+
+/** Folds a batch of events into the run and moves between Loop, Completion and Result. */
+export function runEventsArrived(state: UiState, events: readonly TimedRunEvent[]): Transition {
+  const run = state.run;
+  if (!run || events.length === 0) return { state, effects: [] };
+  const view = applyEvents(run.view, events, state.maxTranscriptLines);
+  const effects: Effect[] = [];
+  const attemptEnded = events.some(
+    (e) => e.type === 'story.completed' || e.type === 'checkpoint.reverted',
+  );
+  if (attemptEnded) effects.push({ type: 'refresh-change', name: run.change });
+
+  let selectedStoryId = run.selectedStoryId;
+  if ((run.followStory || selectedStoryId === null) && view.currentStoryId !== null) {
+    selectedStoryId = view.currentStoryId;
+  }
+  if (selectedStoryId === null) selectedStoryId = view.summary.stories[0]?.id ?? null;
+  const switched = selectedStoryId !== run.selectedStoryId;
+  const next: RunState = {
+    ...run,
+    view,
+    selectedStoryId,
+    infoScroll: switched ? 0 : run.infoScroll,
+    agentScroll: switched ? followingAgent : run.agentScroll,
+  };
+
+  let screen = state.screen;
+  if (view.finished && !run.view.finished) {
+    screen = 'result';
+    effects.push({ type: 'load-result', run: finishedRun(view) });
+  } else if (view.awaiting && !run.view.awaiting && screen === 'loop') {
+    screen = 'completion';
+  }
+  return { state: { ...state, screen, run: next }, effects };
+}
+
+function finishedRun(view: LoopView): FinishedRun {
+  return {
+    change: view.change,
+    branch: view.finished?.branch ?? view.started?.branch ?? '',
+    originalBranch: view.finished?.originalBranch ?? view.started?.originalBranch ?? '',
+    baseSha: view.started?.baseSha ?? '',
+    choice: view.finished?.choice ?? null,
+  };
+}
+
+/** The loop's promise settled: remember its exit code; a run that never finished stays on its screen. */
+export function runEnded(
+  state: UiState,
+  outcome: { exitCode: number } | { error: string },
+): UiState {
+  const run = state.run;
+  if (!run) return state;
+  const exitCode = 'exitCode' in outcome ? outcome.exitCode : 1;
+  const errors =
+    'error' in outcome
+      ? [...run.view.errors, { message: oneLine(outcome.error), fatal: true, at: Number.NaN }]
+      : run.view.errors;
+  const screen = state.screen === 'completion' && !run.view.finished ? 'loop' : state.screen;
+  return {
+    ...state,
+    screen,
+    lastExitCode: exitCode,
+    run: { ...run, ended: { exitCode }, applying: null, view: { ...run.view, errors } },
+  };
+}
+
+export function runChangeRefreshed(state: UiState, change: Change): UiState {
+  if (!state.run || state.run.change !== change.name) return state;
+  return { ...state, run: { ...state.run, tasks: change } };
+}
+
+export function resultLoaded(
+  state: UiState,
+  part: { files: Loadable<ChangedFile[]> } | { change: Loadable<Change> },
+): UiState {
+  if (!state.run) return state;
+  return { ...state, run: { ...state.run, result: { ...state.run.result, ...part } } };
+}
+
+/** The exit code to report when the user leaves now. */
+export function exitCodeNow(state: UiState): number {
+  const finished = state.run?.view.finished;
+  if (state.lastExitCode !== null) return state.lastExitCode;
+  return finished ? exitCodeFor(finished.outcome) : 0;
+}

@@ -1,0 +1,294 @@
+import type {
+  CompletionChoice,
+  FailureKind,
+  RunOutcome,
+  TimedRunEvent,
+} from '../../core/events.js';
+import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
+import { formatCost, formatDuration } from '../../cli/render/format.js';
+import { oneLine } from '../text.js';
+import {
+  appendLines,
+  emptyTranscript,
+  textLines,
+  type Transcript,
+  type TranscriptLine,
+} from './transcript.js';
+
+/**
+ * The loop screen's model, folded from the run's events. Per-story figures come
+ * from core's `summarize`; this adds what only a live view needs: attempts with
+ * their reasons, transcripts, errors and the end of the run. Pure.
+ */
+export type AttemptStatus = 'running' | 'failed' | 'accepted' | 'stopped';
+
+export interface AttemptView {
+  attempt: number;
+  status: AttemptStatus;
+  kind: FailureKind | null;
+  reason: string | null;
+  turns: number | null;
+  costUsd: number;
+  durationMs: number | null;
+}
+
+export interface StoryDetail {
+  attempts: AttemptView[];
+  transcript: Transcript;
+}
+
+export interface RunError {
+  message: string;
+  fatal: boolean;
+  at: number;
+}
+
+export interface LoopView {
+  change: string;
+  summary: RunSummary;
+  details: Record<string, StoryDetail>;
+  started: {
+    at: number;
+    branch: string;
+    originalBranch: string;
+    baseSha: string;
+    agent: string;
+    maxRetries: number;
+  } | null;
+  currentStoryId: string | null;
+  exhausted: { storyId: string; attempts: number; reason: string } | null;
+  errors: RunError[];
+  awaiting: { outcome: RunOutcome; at: number } | null;
+  finished: {
+    outcome: RunOutcome;
+    choice: CompletionChoice | null;
+    branch: string;
+    originalBranch: string;
+    storiesCompleted: number;
+    storiesTotal: number;
+    costUsd: number;
+    durationMs: number;
+    at: number;
+  } | null;
+}
+
+/** Errors kept in the view; older ones are counted, not stored. */
+export const MAX_ERRORS = 50;
+
+export function initialLoopView(change: string): LoopView {
+  return {
+    change,
+    summary: emptySummary,
+    details: {},
+    started: null,
+    currentStoryId: null,
+    exhausted: null,
+    errors: [],
+    awaiting: null,
+    finished: null,
+  };
+}
+
+/** Applies a batch of events; transcripts are appended once per story per batch. */
+export function applyEvents(
+  view: LoopView,
+  events: readonly TimedRunEvent[],
+  maxTranscriptLines: number,
+): LoopView {
+  const pending = new Map<string, TranscriptLine[]>();
+  let next = view;
+  for (const event of events) {
+    next = applyEvent(next, event, (storyId, lines) => {
+      const list = pending.get(storyId) ?? [];
+      list.push(...lines);
+      pending.set(storyId, list);
+    });
+  }
+  if (pending.size === 0) return next;
+  const details = { ...next.details };
+  for (const [storyId, lines] of pending) {
+    const detail = details[storyId] ?? emptyDetail();
+    details[storyId] = {
+      ...detail,
+      transcript: appendLines(detail.transcript, lines, maxTranscriptLines),
+    };
+  }
+  return { ...next, details };
+}
+
+function applyEvent(
+  view: LoopView,
+  event: TimedRunEvent,
+  write: (storyId: string, lines: TranscriptLine[]) => void,
+): LoopView {
+  const at = Date.parse(event.ts);
+  const next = { ...view, summary: summarize(view.summary, event) };
+  switch (event.type) {
+    case 'run.started':
+      return {
+        ...next,
+        change: oneLine(event.change),
+        summary: {
+          ...next.summary,
+          stories: next.summary.stories.map((s) => ({ ...s, title: oneLine(s.title) })),
+        },
+        started: {
+          at,
+          branch: oneLine(event.branch),
+          originalBranch: oneLine(event.originalBranch),
+          baseSha: event.baseSha,
+          agent: oneLine(event.agent),
+          maxRetries: event.maxRetries,
+        },
+      };
+    case 'story.started': {
+      const max = view.started ? view.started.maxRetries + 1 : null;
+      write(event.storyId, [
+        {
+          kind: 'attempt',
+          text: `attempt ${event.attempt}${max === null ? '' : ` of ${max}`}`,
+        },
+      ]);
+      const attempt: AttemptView = {
+        attempt: event.attempt,
+        status: 'running',
+        kind: null,
+        reason: null,
+        turns: null,
+        costUsd: 0,
+        durationMs: null,
+      };
+      return withDetail({ ...next, currentStoryId: event.storyId }, event.storyId, (d) => ({
+        ...d,
+        attempts: [...d.attempts.filter((a) => a.attempt !== event.attempt), attempt],
+      }));
+    }
+    case 'agent.message':
+      write(
+        event.storyId,
+        textLines(event.text).map((text) => ({ kind: 'text', text })),
+      );
+      return next;
+    case 'agent.tool':
+      write(event.storyId, [
+        { kind: 'tool', text: `${oneLine(event.name)} ${oneLine(event.summary)}`.trim() },
+      ]);
+      return next;
+    case 'agent.result': {
+      const t = event.tokens;
+      write(event.storyId, [
+        {
+          kind: 'result',
+          text: `${event.turns} turns · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out tokens · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}${event.isError ? ' · agent reported an error' : ''}`,
+        },
+      ]);
+      return updateAttempt(next, event.storyId, event.attempt, (a) => ({
+        ...a,
+        turns: event.turns,
+        costUsd: a.costUsd + event.costUsd,
+        durationMs: event.durationMs,
+      }));
+    }
+    case 'attempt.failed':
+      write(event.storyId, [
+        {
+          kind: 'failure',
+          text: `attempt ${event.attempt} failed (${event.kind}): ${oneLine(event.reason)}`,
+        },
+      ]);
+      return updateAttempt(next, event.storyId, event.attempt, (a) => ({
+        ...a,
+        status: 'failed',
+        kind: event.kind,
+        reason: oneLine(event.reason),
+      }));
+    case 'checkpoint.reverted': {
+      const stopped = attemptOf(view, event.storyId, event.attempt)?.status === 'running';
+      write(event.storyId, [
+        {
+          kind: 'note',
+          text: `↺ ${stopped ? 'stopped; ' : ''}work reverted to ${event.toSha.slice(0, 8)} (saved as ${oneLine(event.savedRef)})`,
+        },
+      ]);
+      return stopped
+        ? updateAttempt(next, event.storyId, event.attempt, (a) => ({ ...a, status: 'stopped' }))
+        : next;
+    }
+    case 'checkpoint.created':
+      write(event.storyId, [{ kind: 'note', text: `● checkpoint ${event.sha.slice(0, 8)}` }]);
+      return next;
+    case 'story.completed':
+      write(event.storyId, [
+        {
+          kind: 'note',
+          text: `✓ story done after ${event.attempts} attempt${event.attempts === 1 ? '' : 's'}`,
+        },
+      ]);
+      return updateAttempt(next, event.storyId, event.attempts, (a) => ({
+        ...a,
+        status: 'accepted',
+      }));
+    case 'story.exhausted':
+      return {
+        ...next,
+        exhausted: {
+          storyId: event.storyId,
+          attempts: event.attempts,
+          reason: oneLine(event.reason),
+        },
+      };
+    case 'error': {
+      const errors = [...view.errors, { message: oneLine(event.message), fatal: event.fatal, at }];
+      return { ...next, errors: errors.slice(-MAX_ERRORS) };
+    }
+    case 'run.awaiting-choice':
+      return { ...next, awaiting: { outcome: event.outcome, at } };
+    case 'run.finished':
+      return {
+        ...next,
+        finished: {
+          outcome: event.outcome,
+          choice: event.choice,
+          branch: oneLine(event.branch),
+          originalBranch: oneLine(event.originalBranch),
+          storiesCompleted: event.storiesCompleted,
+          storiesTotal: event.storiesTotal,
+          costUsd: event.costUsd,
+          durationMs: event.durationMs,
+          at,
+        },
+      };
+  }
+}
+
+function emptyDetail(): StoryDetail {
+  return { attempts: [], transcript: emptyTranscript };
+}
+
+function withDetail(
+  view: LoopView,
+  storyId: string,
+  change: (detail: StoryDetail) => StoryDetail,
+): LoopView {
+  return {
+    ...view,
+    details: { ...view.details, [storyId]: change(view.details[storyId] ?? emptyDetail()) },
+  };
+}
+
+function updateAttempt(
+  view: LoopView,
+  storyId: string,
+  attempt: number,
+  change: (a: AttemptView) => AttemptView,
+): LoopView {
+  if (!attemptOf(view, storyId, attempt)) return view;
+  return withDetail(view, storyId, (d) => ({
+    ...d,
+    attempts: d.attempts.map((a) => (a.attempt === attempt ? change(a) : a)),
+  }));
+}
+
+function attemptOf(view: LoopView, storyId: string, attempt: number): AttemptView | undefined {
+  return view.details[storyId]?.attempts.find((a) => a.attempt === attempt);
+}

@@ -1,0 +1,75 @@
+import { formatDuration, progressBar, relativeTime } from '../../cli/render/format.js';
+import type { UiRunOptions } from '../controller.js';
+import { keepInView } from '../state/list.js';
+import type { UiState } from '../state/app-state.js';
+import { fit, oneLine } from '../text.js';
+import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
+
+const FIXED_COLUMNS = 2 + 14 + 2 + 9 + 2 + 9 + 2;
+
+/** Screen 1: the repository's changes with their progress. */
+export function changesFrame(state: UiState, size: Size, now: number): Frame {
+  const header: Row[] = [
+    [
+      { text: 'ralphtool', tone: 'title' },
+      { text: ' · changes in this repository', tone: 'dim' },
+    ],
+  ];
+  const footer: Row[] = [row('↑/↓ choose · Enter open · q quit', 'dim')];
+  const changes = state.changes;
+  if (changes.status !== 'ready' || changes.value.length === 0) {
+    const body =
+      changes.status === 'loading'
+        ? [row('loading changes…', 'dim')]
+        : changes.status === 'error'
+          ? [row(`could not list the changes: ${oneLine(changes.message)}`, 'bad')]
+          : emptyState();
+    return { header, body, top: 0, height: bodyHeight(size, 1, 1), footer };
+  }
+  const nameWidth = Math.max(8, size.columns - FIXED_COLUMNS);
+  header.push(
+    row(
+      `  ${fit('NAME', nameWidth)}  ${fit('STORIES', 14)}  ${fit('TASKS', 9)}  ${fit('MODIFIED', 9)}`,
+      'dim',
+    ),
+  );
+  const height = bodyHeight(size, header.length, footer.length);
+  const list = state.changesList;
+  const body = changes.value.map((c, i): Row => {
+    const selected = i === list.selected;
+    const text = `${selected ? '› ' : '  '}${fit(oneLine(c.name), nameWidth)}  ${fit(
+      `${progressBar(c.stories.done, c.stories.total, 8)} ${c.stories.done}/${c.stories.total}`,
+      14,
+    )}  ${fit(`${c.tasks.done}/${c.tasks.total}`, 9)}  ${fit(relativeTime(c.lastModified, new Date(now)), 9)}`;
+    return row(text, selected ? 'selected' : 'plain');
+  });
+  const top = keepInView(list.top, list.selected, body.length, height);
+  return { header, body, top, height, footer };
+}
+
+function emptyState(): Row[] {
+  return [
+    row('No changes yet in openspec/changes/.', 'warn'),
+    blank,
+    row('Create one with:'),
+    row('  openspec new change <name>', 'accent'),
+    row('then list its work as checkboxes in openspec/changes/<name>/tasks.md', 'dim'),
+    row('and start ralphtool again.', 'dim'),
+  ];
+}
+
+/** The options a run started from the UI will use, shown before running. */
+export function runOptionsRows(options: UiRunOptions): Row[] {
+  const limit = (ms: number): string => (ms === 0 ? 'none' : formatDuration(ms));
+  const model = options.model ? ` · model ${oneLine(options.model)}` : '';
+  return [
+    row(
+      `Run options: agent ${oneLine(options.agent)}${model} · max retries ${options.maxRetries} · agent timeout ${limit(options.agentTimeoutMs)} · idle timeout ${limit(options.idleTimeoutMs)}`,
+      'dim',
+    ),
+    row(
+      `Verify: ${options.verify.length === 0 ? 'inferred from the project' : options.verify.map(oneLine).join(' ; ')}`,
+      'dim',
+    ),
+  ];
+}

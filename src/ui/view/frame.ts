@@ -1,0 +1,80 @@
+import type { RowMap } from '../state/line-anchor.js';
+import { clip } from '../text.js';
+
+/**
+ * A screen as plain data: header rows, a scrollable body and footer rows, each row
+ * a list of styled segments. Screens are built by pure functions and drawn by one
+ * Ink component, so the layout can be tested without a terminal and always fits.
+ */
+export type Tone = 'plain' | 'dim' | 'title' | 'accent' | 'good' | 'bad' | 'warn' | 'selected';
+
+export interface Segment {
+  text: string;
+  tone?: Tone;
+}
+
+export type Row = Segment[];
+
+export interface Frame {
+  header: Row[];
+  /** Every row of the body; `top` and `height` say which are shown. */
+  body: Row[];
+  top: number;
+  height: number;
+  footer: Row[];
+  /** For a transcript body: where each line starts, to anchor the scroll position. */
+  rowMap?: RowMap;
+}
+
+export interface Size {
+  columns: number;
+  rows: number;
+}
+
+export const MIN_COLUMNS = 60;
+export const MIN_ROWS = 20;
+
+export function isTooSmall(size: Size): boolean {
+  return size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
+}
+
+/** Rows a screen may use: one less than the terminal so Ink never scrolls it. */
+export function usableRows(size: Size): number {
+  return Math.max(1, size.rows - 1);
+}
+
+export function row(text: string, tone: Tone = 'plain'): Row {
+  return [{ text, tone }];
+}
+
+export const blank: Row = [{ text: '' }];
+
+/** Cuts a row to `width` characters across its segments. */
+export function clipRow(r: Row, width: number): Row {
+  const out: Row = [];
+  let room = width;
+  const total = r.reduce((n, s) => n + [...s.text].length, 0);
+  if (total <= width) return r;
+  for (const segment of r) {
+    if (room <= 0) break;
+    const length = [...segment.text].length;
+    if (length < room) {
+      out.push(segment);
+      room -= length;
+    } else {
+      out.push({ ...segment, text: clip(segment.text + ' ', room) });
+      room = 0;
+    }
+  }
+  return out;
+}
+
+/** The body height left once header and footer are placed (never below 1). */
+export function bodyHeight(size: Size, headerRows: number, footerRows: number): number {
+  return Math.max(1, usableRows(size) - headerRows - footerRows);
+}
+
+/** Rows visible in the body window. */
+export function visibleBody(frame: Frame): Row[] {
+  return frame.body.slice(frame.top, frame.top + frame.height);
+}

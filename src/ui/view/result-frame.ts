@@ -1,0 +1,95 @@
+import { formatCost, formatDuration } from '../../cli/render/format.js';
+import { countTasks } from '../../core/change.js';
+import type { FileStatus } from '../controller.js';
+import type { RunState } from '../state/app-state.js';
+import { elapsedMs, storiesDone, storyStatus } from '../state/loop-status.js';
+import { clampTop } from '../state/scroll.js';
+import { oneLine, plural, wrap } from '../text.js';
+import { blank, bodyHeight, row, type Frame, type Row, type Size, type Tone } from './frame.js';
+
+const FILE_TONE: Record<FileStatus, Tone> = { A: 'good', M: 'warn', D: 'bad', R: 'accent' };
+
+/** Screen 5: what the run did. */
+export function resultFrame(run: RunState, size: Size, now: number): Frame {
+  const view = run.view;
+  const finished = view.finished;
+  const original =
+    finished?.originalBranch ?? view.started?.originalBranch ?? 'the original branch';
+  const branch = finished?.branch ?? view.started?.branch ?? '';
+  const header: Row[] = [
+    [
+      { text: 'ralphtool', tone: 'title' },
+      { text: ' › ', tone: 'dim' },
+      { text: oneLine(run.change), tone: 'title' },
+      { text: ' › result', tone: 'dim' },
+    ],
+  ];
+  const where =
+    finished?.choice === 'cleanup'
+      ? `Cleanup done: you are on ${original} with the work as uncommitted changes.`
+      : finished?.choice === 'keep'
+        ? `Kept: you are on ${branch} with one commit per story.`
+        : 'No completion option was applied.';
+  header.push(row(where, 'good'));
+
+  const body: Row[] = [];
+  const tasks =
+    run.result.change.status === 'ready'
+      ? (() => {
+          const t = countTasks(run.result.change.value.stories);
+          return `tasks ${t.done}/${t.total} done`;
+        })()
+      : run.result.change.status === 'loading'
+        ? 'tasks …'
+        : 'tasks: could not re-read tasks.md';
+  const done = finished?.storiesCompleted ?? storiesDone(view);
+  const total = finished?.storiesTotal ?? view.summary.stories.length;
+  body.push(
+    row(
+      `Stories ${done}/${total} done · ${tasks} · cost ${formatCost(finished?.costUsd ?? view.summary.costUsd)} · time ${formatDuration(finished?.durationMs ?? elapsedMs(view, now))}`,
+    ),
+  );
+  body.push(blank);
+  const files = run.result.files;
+  if (files.status === 'loading') body.push(row('Changed files: reading…', 'dim'));
+  else if (files.status === 'error')
+    body.push(row(`Changed files: could not list them: ${oneLine(files.message)}`, 'bad'));
+  else {
+    body.push(row(`Changed files against ${original} (${files.value.length}):`, 'title'));
+    if (files.value.length === 0) body.push(row('  none', 'dim'));
+    for (const f of files.value) {
+      const path = f.from ? `${oneLine(f.from)} → ${oneLine(f.path)}` : oneLine(f.path);
+      body.push([{ text: `  ${f.status} `, tone: FILE_TONE[f.status] }, { text: path }]);
+    }
+  }
+  body.push(blank);
+  body.push(row('Stories:', 'title'));
+  for (const s of view.summary.stories) {
+    const status = storyStatus(view, s.id);
+    const symbol = status === 'done' ? '✓' : status === 'failed' ? '✗' : '·';
+    const tone: Tone = status === 'done' ? 'good' : status === 'failed' ? 'bad' : 'dim';
+    const text = `  ${symbol} ${oneLine(s.id)} ${s.title} · ${plural(s.attempts, 'attempt')} · ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)}`;
+    for (const line of wrap(text, size.columns, '      ')) body.push(row(line, tone));
+  }
+  if (view.errors.length > 0) {
+    body.push(blank);
+    body.push(row('Errors:', 'bad'));
+    for (const e of view.errors) {
+      for (const line of wrap(
+        `  ${e.fatal ? 'error' : 'warning'}: ${e.message}`,
+        size.columns,
+        '    ',
+      ))
+        body.push(row(line, 'bad'));
+    }
+  }
+  const footer: Row[] = [row('↑/↓ scroll · Esc back to changes · q quit', 'dim')];
+  const height = bodyHeight(size, header.length, footer.length);
+  return {
+    header,
+    body,
+    top: clampTop(run.result.scroll, { total: body.length, viewport: height }),
+    height,
+    footer,
+  };
+}

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeController } from './support/fake-controller.js';
+import { addAuth, change, story, summaryOf, T0 } from './support/fixtures.js';
+import { KEY, renderUi, type Ui } from './support/harness.js';
+
+let ui: Ui | null = null;
+afterEach(() => ui?.unmount());
+
+function manyChanges(n: number): FakeController {
+  const changes = Array.from({ length: n }, (_, i) =>
+    change(`change-${String(i).padStart(2, '0')}`, [story('1', 'Only', [i % 2 === 0])]),
+  );
+  return new FakeController(changes, (c) => summaryOf(c));
+}
+
+describe('Changes screen', () => {
+  it('says how to create a change when there is none', async () => {
+    ui = await renderUi(new FakeController([], (c) => summaryOf(c)));
+    const frame = await ui.until('No changes yet');
+    expect(frame).toContain('openspec new change <name>');
+    expect(frame).toContain('q quit');
+    await ui.press('q');
+    expect(ui.exitCode()).toBe(0);
+  });
+
+  it('shows why the changes could not be listed', async () => {
+    const controller = new FakeController([], (c) => summaryOf(c));
+    controller.listError = 'not inside a git repository';
+    ui = await renderUi(controller);
+    expect(await ui.until('could not list')).toContain('not inside a git repository');
+  });
+
+  it('lists changes with progress and last modification', async () => {
+    ui = await renderUi(new FakeController([addAuth()], (c) => summaryOf(c)), {
+      now: T0 + 5 * 60_000,
+    });
+    const frame = await ui.until('add-auth');
+    expect(frame).toMatch(/› add-auth\s+█+░+ 1\/3\s+2\/5\s+5m ago/);
+  });
+
+  it('scrolls a long list with wrapping ↑/↓', async () => {
+    ui = await renderUi(manyChanges(40), { columns: 60, rows: 20 });
+    await ui.until('› change-00');
+    for (let i = 0; i < 20; i += 1) await ui.press(KEY.down);
+    const down = await ui.until('› change-20');
+    expect(down).not.toContain('change-00');
+    await ui.press(KEY.up, KEY.up);
+    await ui.until('› change-18');
+    for (let i = 0; i < 18; i += 1) await ui.press(KEY.up);
+    await ui.until('› change-00');
+    await ui.press(KEY.up);
+    const wrapped = await ui.until('› change-39');
+    expect(wrapped).not.toContain('change-00');
+    await ui.press(KEY.down);
+    await ui.until('› change-00');
+  });
+});
+
+describe('Preview screen', () => {
+  function longChange() {
+    return change(
+      'big-change',
+      Array.from({ length: 15 }, (_, i) =>
+        story(String(i + 1), `Story title ${i + 1}`, [true, false, false]),
+      ),
+      6,
+    );
+  }
+
+  it('shows the stories with checked tasks, the counts and the run options', async () => {
+    ui = await renderUi(new FakeController([addAuth()], (c) => summaryOf(c)));
+    await ui.press(KEY.enter);
+    const frame = await ui.until('Story 2: Login form');
+    expect(frame).toContain('add-auth  stories 1/3 · tasks 2/5 · 2 scenarios');
+    expect(frame).toContain('[ Tasks ]');
+    expect(frame).toContain('✓ Story 1: Setup  (2/2)');
+    expect(frame).toContain('[x] 1.1 Task 1.1 of Setup');
+    expect(frame).toContain('[ ] 2.2 Task 2.2 of Login form');
+    expect(frame).toContain(
+      'agent claude · max retries 2 · agent timeout 1h00m · idle timeout 15m00s',
+    );
+    expect(frame).toContain('Verify: npm test');
+  });
+
+  it('switches to the scenarios with Tab and back with Shift-Tab', async () => {
+    ui = await renderUi(new FakeController([addAuth()], (c) => summaryOf(c)));
+    await ui.press(KEY.enter);
+    await ui.until('Story 1');
+    await ui.press(KEY.tab);
+    const frame = await ui.until('[ Scenarios ]');
+    expect(frame).toContain('auth');
+    expect(frame).toContain('ADDED Requirement: Login');
+    expect(frame).toContain('Scenario: Scenario number 2');
+    expect(frame).toContain('GIVEN a registered user');
+    expect(frame).toContain('WHEN they submit the form');
+    expect(frame).toContain('AND the password matches');
+    expect(frame).toContain('THEN they see page 1');
+    await ui.press(KEY.shiftTab);
+    await ui.until('[ Tasks ]');
+  });
+
+  it('scrolls with clamping: no dead presses past the end', async () => {
+    ui = await renderUi(new FakeController([longChange()], (c) => summaryOf(c)), {
+      columns: 80,
+      rows: 20,
+    });
+    await ui.press(KEY.enter);
+    await ui.until('Story 1: Story title 1');
+    await ui.press(KEY.pageDown);
+    const paged = await ui.until((f) => !f.includes('Story 1: Story title 1'));
+    // A page is the viewport less one row of context.
+    expect(bodyLines(paged)[0]).toContain('[x] 4.1 Task 4.1');
+    for (let i = 0; i < 30; i += 1) await ui.press(KEY.pageDown);
+    const bottom = await ui.until('[ ] 15.3 Task 15.3');
+    const lastBody = bodyLines(bottom).at(-1);
+    expect(lastBody).toContain('15.3');
+    // One press up moves at once, although many presses went past the end.
+    await ui.press(KEY.up);
+    const up = await ui.until((f) => !bodyLines(f).at(-1)?.includes('15.3'));
+    expect(bodyLines(up).at(-1)).toContain('15.2');
+    for (let i = 0; i < 10; i += 1) await ui.press(KEY.pageUp);
+    await ui.until('Story 1: Story title 1');
+    await ui.press(KEY.down);
+    await ui.until((f) => !f.includes('Story 1: Story title 1'));
+  });
+
+  it('goes back with Esc and reports a change that cannot be read', async () => {
+    const controller = new FakeController([addAuth()], (c) => summaryOf(c));
+    ui = await renderUi(controller);
+    await ui.press(KEY.enter);
+    await ui.until('Story 1');
+    await ui.press(KEY.escape);
+    await ui.until('› add-auth');
+    controller.changes = [];
+    // The list on screen still names add-auth; reading it now fails.
+    await ui.press(KEY.enter);
+    expect(await ui.until('could not read')).toContain('no change named add-auth');
+  });
+});
+
+/** The body rows of a preview frame: between the tab bar and the run options. */
+function bodyLines(frame: string): string[] {
+  const lines = frame.split('\n');
+  const start = lines.findIndex((l) => l.includes('Tasks'));
+  const end = lines.findIndex((l) => l.startsWith('Run options'));
+  return lines.slice(start + 1, end).filter((l) => l.trim() !== '');
+}

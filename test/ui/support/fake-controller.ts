@@ -1,0 +1,96 @@
+import type { Change, ChangeSummary } from '../../../src/core/change.js';
+import type { CompletionChoice, TimedRunEvent } from '../../../src/core/events.js';
+import type {
+  ChangedFile,
+  FinishedRun,
+  RunHandle,
+  UiController,
+  UiRunOptions,
+} from '../../../src/ui/controller.js';
+
+/** One run started through the fake: the test plays the loop's part. */
+export class FakeRun {
+  readonly calls: string[] = [];
+  private settle: (result: { exitCode: number }) => void = () => undefined;
+  private fail: (error: Error) => void = () => undefined;
+  readonly handle: RunHandle;
+
+  constructor(
+    readonly change: string,
+    private readonly onEvent: (event: TimedRunEvent) => void,
+  ) {
+    const done = new Promise<{ exitCode: number }>((resolve, reject) => {
+      this.settle = resolve;
+      this.fail = reject;
+    });
+    this.handle = {
+      stop: () => this.calls.push('stop'),
+      choose: (choice: CompletionChoice) => this.calls.push(`choose:${choice}`),
+      forceQuit: () => this.calls.push('force-quit'),
+      done,
+      transcriptsDir: '/repo/.git/ralphtool/add-auth/transcripts',
+    };
+  }
+
+  emit(...events: TimedRunEvent[]): void {
+    for (const event of events) this.onEvent(event);
+  }
+
+  end(exitCode: number): void {
+    this.settle({ exitCode });
+  }
+
+  crash(message: string): void {
+    this.fail(new Error(message));
+  }
+}
+
+/** The UI's input boundary, in memory: changes, runs and changed files are what the test says. */
+export class FakeController implements UiController {
+  readonly runs: FakeRun[] = [];
+  readonly changedFilesAsked: FinishedRun[] = [];
+  files: ChangedFile[] = [];
+  listError: string | null = null;
+  /** Names passed to readChange, in order. */
+  readonly reads: string[] = [];
+  readonly runOptions: UiRunOptions = {
+    agent: 'claude',
+    maxRetries: 2,
+    agentTimeoutMs: 60 * 60_000,
+    idleTimeoutMs: 15 * 60_000,
+    verify: ['npm test'],
+  };
+
+  constructor(
+    public changes: Change[],
+    private readonly summaries: (c: Change) => ChangeSummary,
+  ) {}
+
+  listChanges(): Promise<ChangeSummary[]> {
+    if (this.listError !== null) return Promise.reject(new Error(this.listError));
+    return Promise.resolve(this.changes.map(this.summaries));
+  }
+
+  readChange(name: string): Promise<Change> {
+    this.reads.push(name);
+    const found = this.changes.find((c) => c.name === name);
+    return found ? Promise.resolve(found) : Promise.reject(new Error(`no change named ${name}`));
+  }
+
+  startRun(change: string, onEvent: (event: TimedRunEvent) => void): RunHandle {
+    const run = new FakeRun(change, onEvent);
+    this.runs.push(run);
+    return run.handle;
+  }
+
+  changedFiles(run: FinishedRun): Promise<ChangedFile[]> {
+    this.changedFilesAsked.push(run);
+    return Promise.resolve(this.files);
+  }
+
+  get lastRun(): FakeRun {
+    const run = this.runs.at(-1);
+    if (!run) throw new Error('no run was started');
+    return run;
+  }
+}
