@@ -48,6 +48,7 @@ export async function runAgentProcess(
     wallTimeoutMs: request.wallTimeoutMs,
     idleTimeoutMs: request.idleTimeoutMs,
     transcriptPath: request.transcriptPath,
+    ...(request.onSpawn ? { onSpawn: request.onSpawn } : {}),
     onLine: (line, truncated) => launch.translator.push(line, truncated).forEach(deliver),
   });
 

@@ -39,6 +39,8 @@ export interface AttemptRequest {
   /** The prompt is written here first (RALPHTOOL_PROMPT_FILE). */
   promptFilePath: string;
   onEvent: (event: AgentEvent) => void;
+  /** Told the agent's process group id once it started. */
+  onSpawn?: (pgid: number) => void;
 }
 
 export interface AttemptOutput {

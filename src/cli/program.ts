@@ -4,6 +4,7 @@ import { RalphError, UsageError } from '../core/errors.js';
 import type { CommandIO } from './io.js';
 import { packageVersion } from './version.js';
 import { addRunOptions, type RawRunFlags } from './run-flags.js';
+import type { FinishFlags } from './commands/finish.js';
 
 /**
  * Builds the argv parser. Every action lazily imports its command, so `--help`
@@ -58,8 +59,40 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       ),
   ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');
-    setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts }));
+    setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts, mode: 'start' }));
   });
+
+  addRunOptions(
+    program
+      .command('resume')
+      .description('continue an interrupted run from its last checkpoint')
+      .argument('<change>', 'change name'),
+  ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
+    const { runCommand } = await import('./commands/run.js');
+    setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts, mode: 'resume' }));
+  });
+
+  program
+    .command('finish')
+    .description('apply a completion option to a run that is not active')
+    .argument('<change>', 'change name')
+    .option('--cleanup', 'back to the original branch, the work left uncommitted')
+    .option('--keep', 'stay on ralph/<change>, one commit per story')
+    .option('--prune', "also delete the run's attempt refs and its folder")
+    .option('--command-timeout <seconds>', 'limit for each git command (default: 30)')
+    .action(async (change: string, opts: FinishFlags, cmd: Command) => {
+      const { finishCommand } = await import('./commands/finish.js');
+      setExit(await finishCommand(io, { cwd: cwdOf(cmd), change, flags: opts }));
+    });
+
+  program
+    .command('status')
+    .description('runs recorded in this repository and their state')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { statusCommand } = await import('./commands/status.js');
+      setExit(await statusCommand(io, { cwd: cwdOf(cmd), json: opts.json === true }));
+    });
 
   program.action(() => {
     // The interactive UI is not part of this build yet: say so instead of pretending.

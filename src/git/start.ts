@@ -110,6 +110,7 @@ function initialState(change: string, branch: string, head: HeadPosition): RunSt
     startedAt: now,
     updatedAt: now,
     pid: process.pid,
+    agentPgid: null,
     host: hostname(),
   };
 }

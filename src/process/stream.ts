@@ -27,6 +27,8 @@ export interface StreamOptions {
   stderrTailBytes?: number;
   /** When set, raw stdout and stderr are appended to this file as they arrive. */
   transcriptPath?: string;
+  /** Told the process group id once the program started (recorded so a crash can kill it later). */
+  onSpawn?: (pgid: number) => void;
 }
 
 export interface StreamResult {
@@ -72,7 +74,10 @@ export function streamProcess(
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const pgid = child.pid;
-    if (pgid !== undefined) trackGroup(pgid);
+    if (pgid !== undefined) {
+      trackGroup(pgid);
+      options.onSpawn?.(pgid);
+    }
 
     let timedOut: StreamResult['timedOut'] = null;
     let aborted = false;

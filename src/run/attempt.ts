@@ -21,6 +21,8 @@ export interface AttemptPlan {
   learningsPath: string;
   promptPath: string;
   transcriptPath: string;
+  /** Told the agent's process group once it runs, so a crash can kill it later. */
+  onAgentSpawn?: (pgid: number) => void;
 }
 
 export interface AttemptResult {
@@ -106,6 +108,7 @@ export async function runAttempt(
     transcriptPath: plan.transcriptPath,
     promptFilePath: plan.promptPath,
     onEvent,
+    ...(plan.onAgentSpawn ? { onSpawn: plan.onAgentSpawn } : {}),
   });
   const durationMs = Date.now() - started;
   const base = { costUsd, durationMs };

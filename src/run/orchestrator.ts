@@ -110,6 +110,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
       const sha = await run.accept(story.id, {
         record: (draft) => {
           draft.costUsd += result.costUsd;
+          draft.agentPgid = null;
           draft.currentStory = null;
           draft.currentAttempt = null;
           draft.stories[story.id] = { ...spent, completed: true, lastFailure: null };
@@ -134,6 +135,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
     const reverted = await run.revert(story.id, step.attempt, {
       record: (draft) => {
         draft.costUsd += result.costUsd;
+        draft.agentPgid = null;
         draft.currentStory = null;
         draft.currentAttempt = null;
         // A stopped attempt does not count against the story: a resume tries it afresh.
@@ -156,6 +158,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
     attempt: number,
     before: StoryProgress,
   ): Promise<AttemptResult> {
+    let pgidWrite: Promise<unknown> = Promise.resolve();
     try {
       return await runAttempt(
         {
@@ -169,6 +172,11 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
           learningsPath: run.paths.learnings,
           promptPath: promptFile(run.paths, story.id, attempt),
           transcriptPath: transcriptFile(run.paths, story.id, attempt),
+          onAgentSpawn: (pgid) => {
+            pgidWrite = run.update((draft) => {
+              draft.agentPgid = pgid;
+            });
+          },
         },
         deps.backend,
         setup.options,
@@ -186,6 +194,8 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
         costUsd: 0,
         durationMs: 0,
       };
+    } finally {
+      await pgidWrite;
     }
   }
 

@@ -54,6 +54,8 @@ export const runStateSchema = z.object({
   updatedAt: z.iso.datetime(),
   /** Process running the loop; null when none is. */
   pid: z.number().int().nullable(),
+  /** Process group of the agent running now; a crashed ralphtool's agent is killed through it. */
+  agentPgid: z.number().int().nullable().default(null),
   host: z.string(),
 });
 

@@ -49,6 +49,7 @@ function sampleState(): RunState {
     startedAt: now,
     updatedAt: now,
     pid: 123,
+    agentPgid: null,
     host: 'box',
   };
 }

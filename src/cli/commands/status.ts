@@ -1,0 +1,30 @@
+import path from 'node:path';
+import { locateRepo } from '../../git/repo.js';
+import { notInRepo } from '../../git/run-git.js';
+import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
+import { collectRunStatuses } from '../../run/status.js';
+import { findOpenSpecRoot } from '../../spec/root.js';
+import type { CommandIO } from '../io.js';
+import { renderStatuses } from '../render/status.js';
+import { assertDirectory } from './cwd.js';
+
+/** `ralphtool status [--json]`: every run recorded in this repository and what to do next. */
+export async function statusCommand(
+  io: CommandIO,
+  opts: { cwd: string; json: boolean },
+): Promise<number> {
+  assertDirectory(opts.cwd);
+  const timeoutMs = DEFAULT_RUN_OPTIONS.commandTimeoutMs;
+  const repo = await locateRepo({ cwd: opts.cwd, timeoutMs });
+  if (!repo) throw notInRepo(opts.cwd);
+  let specRel: string | null;
+  try {
+    specRel = path.relative(repo.root, findOpenSpecRoot(opts.cwd)).split(path.sep).join('/');
+  } catch {
+    specRel = null;
+  }
+  const runs = await collectRunStatuses(repo, specRel, timeoutMs);
+  if (opts.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
+  else io.stdout.write(renderStatuses(runs, io.style, new Date()));
+  return 0;
+}

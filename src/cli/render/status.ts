@@ -1,0 +1,35 @@
+import type { RunStatus } from '../../run/status.js';
+import type { Style } from '../style.js';
+import { formatCost, relativeTime } from './format.js';
+
+/** The text of `ralphtool status`: one block per recorded run. */
+export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Date): string {
+  if (runs.length === 0)
+    return 'No runs recorded in this repository. Start one with `ralphtool run <change>`.\n';
+  const blocks = runs.map((run) => {
+    if (run.state === 'unreadable') {
+      return [
+        `${style.bold(run.change)}  ${style.red('unreadable')}: ${run.error ?? ''}`,
+        `  next: ${run.next}`,
+      ].join('\n');
+    }
+    const state =
+      run.state === 'running'
+        ? style.green(`running (pid ${String(run.pid)})`)
+        : run.state === 'interrupted'
+          ? style.yellow('interrupted')
+          : `finished (${run.choice === 'keep' ? 'kept' : 'cleaned up'}, ${run.outcome ?? '?'})`;
+    const stories = `${run.stories.done}/${run.stories.total ?? '?'} stories`;
+    const current =
+      run.currentStory !== null
+        ? ` · story ${run.currentStory}, attempt ${String(run.currentAttempt)}`
+        : '';
+    return [
+      `${style.bold(run.change)}  ${state}`,
+      `  ${stories}${current} · ${formatCost(run.costUsd)}`,
+      `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
+      `  next: ${run.next}`,
+    ].join('\n');
+  });
+  return `${blocks.join('\n\n')}\n`;
+}

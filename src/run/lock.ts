@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { RuntimeError } from '../core/errors.js';
+
+/** Who holds a lock: enough to tell a live holder from one that died. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** The holder's process start time (Linux clock ticks), guarding against a reused pid. */
+  startTime: string | null;
+  change: string;
+  since: string;
+}
+
+export type LockState =
+  | { kind: 'free' }
+  | { kind: 'held'; holder: LockHolder }
+  | { kind: 'stale'; holder: LockHolder | null };
+
+export interface HeldLock {
+  path: string;
+  /** A holder that had died and whose lock was taken over, for the warning. */
+  tookOverFrom: LockHolder | null;
+  release(): Promise<void>;
+}
+
+/** The process start time from /proc, where there is one; null elsewhere. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22, counted after the command name in parentheses (which may hold spaces).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** A zombie has exited but was not reaped yet (common in containers without an init). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** True when the process that wrote the lock is still running on this machine. */
+export function holderAlive(holder: LockHolder): boolean {
+  if (holder.host !== hostname()) return true; // cannot tell: assume it is alive
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (isZombie(holder.pid)) return false;
+  const now = processStartTime(holder.pid);
+  return holder.startTime === null || now === null || now === holder.startTime;
+}
+
+export async function readLock(path: string): Promise<LockState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'free' };
+    throw new RuntimeError(`cannot read the lock ${path}: ${(error as Error).message}`);
+  }
+  const holder = parseHolder(text);
+  if (holder === null) return { kind: 'stale', holder: null };
+  return holderAlive(holder) ? { kind: 'held', holder } : { kind: 'stale', holder };
+}
+
+/**
+ * Takes a lock file (exclusive create). A lock whose process is gone is taken over;
+ * a live one is refused with a one-line error naming the holder.
+ */
+export async function acquireLock(
+  path: string,
+  change: string,
+  describeHeld: (holder: LockHolder) => string,
+): Promise<HeldLock> {
+  const me: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    startTime: processStartTime(process.pid),
+    change,
+    since: new Date().toISOString(),
+  };
+  let tookOverFrom: LockHolder | null = null;
+  for (let tries = 0; tries < 3; tries += 1) {
+    try {
+      const handle = await open(path, 'wx');
+      await handle.writeFile(`${JSON.stringify(me)}\n`);
+      await handle.close();
+      return { path, tookOverFrom, release: () => releaseLock(path, me) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new RuntimeError(`cannot create the lock ${path}: ${(error as Error).message}`);
+      }
+    }
+    const state = await readLock(path);
+    if (state.kind === 'held') throw new RuntimeError(describeHeld(state.holder));
+    if (state.kind === 'stale') {
+      tookOverFrom = state.holder;
+      // Rename first: of two processes taking over the same stale lock only one wins.
+      const aside = `${path}.stale-${process.pid}`;
+      try {
+        await rename(path, aside);
+        await rm(aside, { force: true });
+      } catch {
+        // Someone else moved it first; try again.
+      }
+    }
+  }
+  throw new RuntimeError(`cannot take the lock ${path}: another ralphtool keeps taking it`);
+}
+
+async function releaseLock(path: string, me: LockHolder): Promise<void> {
+  const state = await readLock(path).catch(() => null);
+  if (state?.kind === 'held' && state.holder.pid === me.pid && state.holder.host === me.host) {
+    await rm(path, { force: true });
+  }
+}
+
+function parseHolder(text: string): LockHolder | null {
+  try {
+    const raw = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof raw.pid !== 'number' || typeof raw.host !== 'string') return null;
+    return {
+      pid: raw.pid,
+      host: raw.host,
+      startTime: typeof raw.startTime === 'string' ? raw.startTime : null,
+      change: typeof raw.change === 'string' ? raw.change : '?',
+      since: typeof raw.since === 'string' ? raw.since : '?',
+    };
+  } catch {
+    return null;
+  }
+}

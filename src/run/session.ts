@@ -1,0 +1,84 @@
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { locateRepo } from '../git/repo.js';
+import { notInRepo } from '../git/run-git.js';
+import { groupAlive, signalGroup } from '../process/process-group.js';
+import { runPaths } from './paths.js';
+import type { RunState } from './state.js';
+import { acquireLock, type HeldLock, type LockHolder } from './lock.js';
+
+export interface SessionLocks {
+  /** Warnings worth showing (a stale lock taken over). */
+  warnings: string[];
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the two locks a run needs: one per change (one ralphtool per change) and one
+ * per work tree (two changes cannot share a working tree). Both are files under git's
+ * directories, so they are never committed or reverted.
+ */
+export async function lockSession(
+  cwd: string,
+  change: string,
+  timeoutMs: number,
+): Promise<SessionLocks> {
+  const repo = await locateRepo({ cwd, timeoutMs });
+  if (!repo) throw notInRepo(cwd);
+  const paths = runPaths(repo.gitCommonDir, change);
+  await mkdir(paths.dir, { recursive: true });
+  const worktree = await acquireLock(
+    path.join(repo.gitDir, 'ralphtool-worktree.lock'),
+    change,
+    (h) =>
+      `ralphtool is already running ${h.change} in this work tree (pid ${h.pid} on ${h.host}, since ${h.since}): two runs cannot share a working tree; wait for it, or use \`git worktree add\` for a second one`,
+  );
+  let changeLock: HeldLock;
+  try {
+    changeLock = await acquireLock(
+      paths.lock,
+      change,
+      (h) =>
+        `another ralphtool is running ${change} (pid ${h.pid} on ${h.host}, since ${h.since}): wait for it or stop it first`,
+    );
+  } catch (error) {
+    await worktree.release();
+    throw error;
+  }
+  const warnings = [worktree.tookOverFrom, changeLock.tookOverFrom]
+    .filter((h): h is LockHolder => h !== null)
+    .slice(0, 1)
+    .map(
+      (h) =>
+        `took over the lock of a ralphtool that is gone (pid ${h.pid} on ${h.host}, since ${h.since})`,
+    );
+  return {
+    warnings,
+    release: async () => {
+      await changeLock.release();
+      await worktree.release();
+    },
+  };
+}
+
+/**
+ * After a crash the agent of the dead ralphtool may still be running (it has its own
+ * process group): stop it before its files are reverted under it.
+ */
+export function killOrphanedAgent(state: RunState): boolean {
+  const pgid = state.agentPgid;
+  if (pgid === null || state.host !== hostname() || !groupAlive(pgid)) return false;
+  signalGroup(pgid, 'SIGKILL');
+  return true;
+}
+
+/** Resume and finish only work on a run that is not finished. */
+export function assertResumable(state: RunState, command: 'resume' | 'finish'): void {
+  if (state.status === 'finished') {
+    throw new UsageError(
+      `the run of ${state.change} is already finished (${state.choice ?? 'ended'}): nothing to ${command}; start a new one with \`ralphtool run ${state.change}\``,
+    );
+  }
+}

@@ -1,0 +1,164 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { countStories } from '../core/change.js';
+import { isValidChangeName } from '../core/change-name.js';
+import { git } from '../git/git.js';
+import type { RepoLocation } from '../git/repo.js';
+import { parseTasks } from '../spec/tasks.js';
+import { readLock } from './lock.js';
+import { runPaths, runsRoot } from './paths.js';
+import { readRunState, type RunState } from './state.js';
+
+export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
+
+/** One recorded run as `ralphtool status` shows it. */
+export interface RunStatus {
+  change: string;
+  state: RunCondition;
+  /** The live ralphtool's pid when running. */
+  pid: number | null;
+  outcome: RunState['outcome'];
+  choice: RunState['choice'];
+  branch: string | null;
+  originalBranch: string | null;
+  stories: { done: number; total: number | null };
+  currentStory: string | null;
+  currentAttempt: number | null;
+  costUsd: number;
+  startedAt: string | null;
+  updatedAt: string | null;
+  /** The one command to continue or end it. */
+  next: string;
+  /** Why the run could not be read, when unreadable. */
+  error: string | null;
+}
+
+/** Every run recorded under the repository's git directory, sorted by change name. */
+export async function collectRunStatuses(
+  repo: RepoLocation,
+  specRootFromRepo: string | null,
+  timeoutMs: number,
+): Promise<RunStatus[]> {
+  let names: string[];
+  try {
+    names = (await readdir(runsRoot(repo.gitCommonDir), { withFileTypes: true }))
+      .filter((e) => e.isDirectory() && isValidChangeName(e.name))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+  const statuses: RunStatus[] = [];
+  for (const change of names) {
+    const status = await statusOf(repo, change, specRootFromRepo, timeoutMs);
+    if (status) statuses.push(status);
+  }
+  return statuses;
+}
+
+async function statusOf(
+  repo: RepoLocation,
+  change: string,
+  specRootFromRepo: string | null,
+  timeoutMs: number,
+): Promise<RunStatus | null> {
+  const paths = runPaths(repo.gitCommonDir, change);
+  let state: RunState | null;
+  try {
+    state = await readRunState(paths.state);
+  } catch (error) {
+    return unreadable(change, error instanceof Error ? error.message : String(error));
+  }
+  if (state === null) return null;
+  const lock = await readLock(paths.lock).catch(() => ({ kind: 'free' as const }));
+  const running = state.status === 'active' && lock.kind === 'held';
+  const condition: RunCondition =
+    state.status === 'finished' ? 'finished' : running ? 'running' : 'interrupted';
+  const done = Object.values(state.stories).filter((s) => s.completed).length;
+  const total = await storyTotal(repo, state, specRootFromRepo, timeoutMs);
+  return {
+    change,
+    state: condition,
+    pid: running && lock.kind === 'held' ? lock.holder.pid : null,
+    outcome: state.outcome,
+    choice: state.choice,
+    branch: state.branch,
+    originalBranch:
+      state.originalBranch.kind === 'detached'
+        ? state.originalBranch.sha.slice(0, 12)
+        : state.originalBranch.name,
+    stories: { done, total },
+    currentStory: state.currentStory,
+    currentAttempt: state.currentAttempt,
+    costUsd: state.costUsd,
+    startedAt: state.startedAt,
+    updatedAt: state.updatedAt,
+    next: nextCommand(
+      change,
+      condition,
+      state,
+      running && lock.kind === 'held' ? lock.holder.pid : null,
+    ),
+    error: null,
+  };
+}
+
+function nextCommand(
+  change: string,
+  condition: RunCondition,
+  state: RunState,
+  pid: number | null,
+): string {
+  switch (condition) {
+    case 'running':
+      return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
+    case 'interrupted':
+      return `ralphtool resume ${change}   (or end it: ralphtool finish ${change} --cleanup|--keep)`;
+    case 'finished':
+      return state.choice === 'keep'
+        ? `work is on ${state.branch}; \`ralphtool finish ${change} --prune\` deletes its attempt refs`
+        : `\`ralphtool finish ${change} --prune\` deletes its attempt refs`;
+    case 'unreadable':
+      return `ralphtool finish ${change} --cleanup`;
+  }
+}
+
+/** Stories in tasks.md as of the run's checkpoint (what the loop sees), when that can be read. */
+async function storyTotal(
+  repo: RepoLocation,
+  state: RunState,
+  specRootFromRepo: string | null,
+  timeoutMs: number,
+): Promise<number | null> {
+  if (specRootFromRepo === null || state.checkpointSha === null) return null;
+  const file = path.posix.join(specRootFromRepo, 'openspec', 'changes', state.change, 'tasks.md');
+  const shown = await git(
+    { cwd: repo.root, timeoutMs },
+    ['show', `${state.checkpointSha}:${file}`],
+    {
+      allowFailure: true,
+    },
+  ).catch(() => null);
+  if (!shown || shown.exitCode !== 0) return null;
+  return countStories(parseTasks(shown.stdout)).total;
+}
+
+function unreadable(change: string, message: string): RunStatus {
+  return {
+    change,
+    state: 'unreadable',
+    pid: null,
+    outcome: null,
+    choice: null,
+    branch: null,
+    originalBranch: null,
+    stories: { done: 0, total: null },
+    currentStory: null,
+    currentAttempt: null,
+    costUsd: 0,
+    startedAt: null,
+    updatedAt: null,
+    next: `fix or delete the run folder, then \`ralphtool finish ${change} --cleanup\``,
+    error: message,
+  };
+}
