@@ -18,6 +18,8 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     )
     .version(packageVersion(), '--version', 'print the version')
     .option('-C, --cwd <dir>', 'run as if started in <dir> (like git -C)')
+    // Options after a command belong to it: `run x --agent command` must not feed the UI's flags.
+    .enablePositionalOptions()
     .showHelpAfterError('(run `ralphtool --help` for usage)')
     .exitOverride()
     .configureOutput({
@@ -26,12 +28,15 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     });
 
   const cwdOf = (cmd: Command): string => {
-    const globals = cmd.optsWithGlobals<{ cwd?: string }>();
-    return resolveCwd(io.cwd, globals.cwd);
+    // -C may come before the command (like git) or after it.
+    const own = cmd.opts<{ cwd?: string }>().cwd;
+    const global = program.opts<{ cwd?: string }>().cwd;
+    return resolveCwd(io.cwd, own ?? global);
   };
 
   program
     .command('list')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
     .description('changes with task progress')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
@@ -41,6 +46,7 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
 
   program
     .command('show')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
     .description('stories, tasks and scenarios of one change')
     .argument('<change>', 'change name')
     .option('--json', 'print JSON')
@@ -52,6 +58,7 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
   addRunOptions(
     program
       .command('run')
+      .option('-C, --cwd <dir>', 'run as if started in <dir>')
       .description('run the loop on a change')
       .argument('<change>', 'change name')
       .addOption(
@@ -65,6 +72,7 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
   addRunOptions(
     program
       .command('resume')
+      .option('-C, --cwd <dir>', 'run as if started in <dir>')
       .description('continue an interrupted run from its last checkpoint')
       .argument('<change>', 'change name'),
   ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
@@ -74,6 +82,7 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
 
   program
     .command('finish')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
     .description('apply a completion option to a run that is not active')
     .argument('<change>', 'change name')
     .option('--cleanup', 'back to the original branch, the work left uncommitted')
@@ -87,6 +96,7 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
 
   program
     .command('status')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
     .description('runs recorded in this repository and their state')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
@@ -94,10 +104,15 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       setExit(await statusCommand(io, { cwd: cwdOf(cmd), json: opts.json === true }));
     });
 
-  program.action(() => {
-    // The interactive UI is not part of this build yet: say so instead of pretending.
-    io.stderr.write(program.helpInformation());
-    setExit(2);
+  addRunOptions(program).action(async (opts: RawRunFlags, cmd: Command) => {
+    if (io.stdout.isTTY !== true || io.stdin.isTTY !== true) {
+      // The UI needs a terminal; scripts get the usage instead (contract: exit 2).
+      io.stderr.write(program.helpInformation());
+      setExit(2);
+      return;
+    }
+    const { uiCommand } = await import('./commands/ui.js');
+    setExit(await uiCommand(io, { cwd: cwdOf(cmd), flags: opts }));
   });
   return program;
 }

@@ -1,0 +1,30 @@
+import { renderApp } from '../../ui/render-app.js';
+import type { CommandIO } from '../io.js';
+import { toRunOptions, type RawRunFlags } from '../run-flags.js';
+import { createUiController } from '../ui-controller.js';
+import { assertDirectory } from './cwd.js';
+
+/** Bare `ralphtool` on a terminal: the interactive UI, with the run options for its runs. */
+export async function uiCommand(
+  io: CommandIO,
+  opts: { cwd: string; flags: RawRunFlags },
+): Promise<number> {
+  const options = toRunOptions(opts.flags, true);
+  assertDirectory(opts.cwd);
+  const controller = createUiController(opts.cwd, options, io.env);
+  // SIGTERM asks the running loop to stop, like `q`; the UI then shows the completion choice.
+  const onTerm = (): void => controller.stopActive();
+  process.on('SIGTERM', onTerm);
+  try {
+    const code = await renderApp(controller);
+    if (code === 130) {
+      io.stderr.write(
+        'ralphtool: quit at once; any run in progress is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
+      );
+      process.exit(130);
+    }
+    return code;
+  } finally {
+    process.off('SIGTERM', onTerm);
+  }
+}

@@ -1,0 +1,95 @@
+import { RalphError } from '../core/errors.js';
+import type { CompletionChoice, RunEvent } from '../core/events.js';
+import { changedFilesSince } from '../git/changed-files.js';
+import type { CheckpointRun } from '../git/index.js';
+import { launchRun } from '../run/launch.js';
+import { timed } from '../run/ndjson.js';
+import type { RunOptions } from '../run/options.js';
+import { listChanges, readChange } from '../spec/changes.js';
+import { findOpenSpecRoot } from '../spec/root.js';
+import type { RunHandle, UiController } from '../ui/controller.js';
+
+/**
+ * The bridge between the UI and the run layer: the UI asks, this runs git, the spec
+ * reader and the loop, and hands back events. The UI itself never touches them.
+ */
+export function createUiController(
+  cwd: string,
+  options: RunOptions,
+  env: NodeJS.ProcessEnv,
+): UiController & { stopActive(): void } {
+  const runs = new Map<string, CheckpointRun>();
+  let active: RunHandle | null = null;
+  const agentLabel =
+    options.agent === 'command' ? `command (${options.agentCommand ?? ''})` : options.agent;
+
+  return {
+    listChanges: async () => listChanges(findOpenSpecRoot(cwd)),
+    readChange: async (name) => readChange(findOpenSpecRoot(cwd), name),
+    runOptions: {
+      agent: agentLabel,
+      model: options.model,
+      maxRetries: options.maxRetries,
+      agentTimeoutMs: options.agentTimeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs,
+      verify: options.verify,
+    },
+    startRun(change, onEvent) {
+      const stop = new AbortController();
+      let answer: ((choice: CompletionChoice) => void) | null = null;
+      let pending: CompletionChoice | null = null;
+      const emit = (event: RunEvent): void => onEvent(timed(event));
+      const done = launchRun(
+        {
+          cwd,
+          change,
+          options: { ...options, onComplete: 'ask', json: false },
+          mode: 'start',
+          env,
+        },
+        {
+          emit,
+          stop: stop.signal,
+          chooseCompletion: () =>
+            new Promise<CompletionChoice>((resolve) => {
+              if (pending) resolve(pending);
+              else answer = resolve;
+            }),
+          notice: (message) => emit({ type: 'error', message, fatal: false }),
+          onRun: (run) => runs.set(change, run),
+        },
+      ).then(
+        (exitCode) => ({ exitCode }),
+        (error: unknown) => {
+          if (!(error instanceof RalphError)) throw error;
+          emit({ type: 'error', message: error.message, fatal: true });
+          return { exitCode: error.exitCode };
+        },
+      );
+      const handle: RunHandle = {
+        stop: () => stop.abort(),
+        choose: (choice) => {
+          if (answer) answer(choice);
+          else pending = choice;
+        },
+        // The CLI exits right after the UI closes; the run stays on disk for resume/finish.
+        forceQuit: () => stop.abort(),
+        done,
+        get transcriptsDir() {
+          return runs.get(change)?.paths.transcriptsDir;
+        },
+      };
+      active = handle;
+      void done.finally(() => {
+        if (active === handle) active = null;
+      });
+      return handle;
+    },
+    changedFiles: async (finished) => {
+      const run = runs.get(finished.change);
+      const original = run?.state.originalSha ?? null;
+      return changedFilesSince({ cwd, timeoutMs: options.commandTimeoutMs }, original);
+    },
+    stopActive: () => active?.stop(),
+  };
+}

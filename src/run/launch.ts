@@ -1,0 +1,134 @@
+import { createBackend } from '../agents/index.js';
+import { assertAgentAvailable } from '../agents/preflight.js';
+import type { Change } from '../core/change.js';
+import { countStories } from '../core/change.js';
+import { UsageError } from '../core/errors.js';
+import type { RunEvent } from '../core/events.js';
+import { openRun, startRun, type CheckpointRun } from '../git/index.js';
+import { readChange } from '../spec/changes.js';
+import { findOpenSpecRoot } from '../spec/root.js';
+import { ensureLearningsFile } from './learnings.js';
+import type { RunOptions } from './options.js';
+import { runLoop, type ChooseCompletion } from './orchestrator.js';
+import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
+import { promptPaths, storiesReader, verifyPlan } from './setup.js';
+
+export type RunMode = 'start' | 'resume';
+
+export interface LaunchRequest {
+  cwd: string;
+  change: string;
+  options: RunOptions;
+  mode: RunMode;
+  /** The environment agents inherit (and where RALPHTOOL_CLAUDE_BIN is read). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface LaunchHooks {
+  emit: (event: RunEvent) => void;
+  chooseCompletion: ChooseCompletion;
+  stop: AbortSignal;
+  /** One-line notes for the user that are not events (lock taken over, repair done). */
+  notice: (message: string) => void;
+  /** Told the run once it exists (the UI reads its branches and transcripts folder). */
+  onRun?: (run: CheckpointRun) => void;
+}
+
+/**
+ * Everything `run` and `resume` do around the loop: read the change, check the agent,
+ * take the locks, start or reopen the recorded run, then drive the loop. Refusals are
+ * thrown before anything changes; the locks are released whatever happens.
+ */
+export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise<number> {
+  const { options } = req;
+  if (req.mode === 'resume' && options.force) {
+    throw new UsageError('--force is only for `ralphtool run`');
+  }
+  const specRoot = findOpenSpecRoot(req.cwd);
+  if (req.mode === 'start') {
+    const change = await readChange(specRoot, req.change);
+    if (!hasWorkLeft(change, hooks.notice)) return 0;
+  }
+  const agentCommand = options.agentCommand ?? undefined;
+  const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
+  assertAgentAvailable(agent, req.env);
+  const backend = createBackend(
+    { ...agent, ...(options.model ? { model: options.model } : {}) },
+    req.env,
+  );
+
+  const locks = await lockSession(specRoot, req.change, options.commandTimeoutMs);
+  try {
+    for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
+    const run =
+      req.mode === 'start'
+        ? await startRun({
+            cwd: specRoot,
+            change: req.change,
+            timeoutMs: options.commandTimeoutMs,
+            force: options.force,
+          })
+        : await reopen(specRoot, req.change, options, hooks.notice);
+    hooks.onRun?.(run);
+    // Read after a resume's repair: the change is read from the checkpoint, not the user's branch.
+    const change = await readChange(specRoot, req.change);
+    await ensureLearningsFile(run.paths.learnings);
+    const result = await runLoop(
+      {
+        repoRoot: run.repo.root,
+        change,
+        paths: promptPaths(run.repo.root, specRoot, change),
+        options,
+        verify: verifyPlan(options.verify, [run.repo.root, specRoot]),
+        rereadStories: storiesReader(specRoot, change.name),
+      },
+      {
+        run,
+        backend,
+        emit: hooks.emit,
+        chooseCompletion: hooks.chooseCompletion,
+        stop: hooks.stop,
+      },
+    );
+    return result.exitCode;
+  } finally {
+    await locks.release();
+  }
+}
+
+function hasWorkLeft(change: Change, notice: (message: string) => void): boolean {
+  const stories = countStories(change.stories);
+  if (stories.total === 0) {
+    throw new UsageError(
+      `${change.path}/tasks.md has no tasks (no "- [ ]" lines): add tasks first (\`ralphtool show ${change.name}\`)`,
+    );
+  }
+  if (stories.done === stories.total) {
+    notice(`all ${stories.total} stories of ${change.name} are complete: nothing to do`);
+    return false;
+  }
+  return true;
+}
+
+/** Resume: the recorded run, its dead agent stopped, a half-done attempt saved and reverted. */
+async function reopen(
+  specRoot: string,
+  change: string,
+  options: RunOptions,
+  notice: (message: string) => void,
+): Promise<CheckpointRun> {
+  const run = await openRun({ cwd: specRoot, change, timeoutMs: options.commandTimeoutMs });
+  assertResumable(run.state, 'resume');
+  if (killOrphanedAgent(run.state)) notice('stopped the agent the interrupted run left running');
+  await run.update((draft) => {
+    draft.pid = process.pid;
+    draft.agentPgid = null;
+  });
+  const repair = await run.ensureAtCheckpoint();
+  if (repair.repaired) {
+    notice(
+      `reverted the interrupted attempt to the last checkpoint; its work is saved as ${repair.savedRef ?? 'a ref'}`,
+    );
+  }
+  return run;
+}
