@@ -34,7 +34,8 @@ export interface LoopDeps {
 
 export interface LoopResult {
   outcome: RunOutcome;
-  choice: CompletionChoice;
+  /** Null when the run ended in an error and stays recorded for resume/finish. */
+  choice: CompletionChoice | null;
   exitCode: number;
 }
 
@@ -214,10 +215,19 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
     await run.update((draft) => {
       draft.outcome = outcome;
     });
-    emit({ type: 'run.awaiting-choice', outcome, options: ['cleanup', 'keep'] });
-    const choice = await deps.chooseCompletion(outcome);
-    if (choice === 'cleanup') await run.cleanup({ outcome });
-    else await run.keep({ outcome });
+    let choice: CompletionChoice | null = null;
+    if (outcome === 'error') {
+      // Retrying could not help (not logged in, agent CLI gone): the run stays recorded at its
+      // last checkpoint, so that after fixing the cause `resume` carries on (or `finish` ends it).
+      await run.update((draft) => {
+        draft.pid = null;
+      });
+    } else {
+      emit({ type: 'run.awaiting-choice', outcome, options: ['cleanup', 'keep'] });
+      choice = await deps.chooseCompletion(outcome);
+      if (choice === 'cleanup') await run.cleanup({ outcome });
+      else await run.keep({ outcome });
+    }
     emit({
       type: 'run.finished',
       outcome,

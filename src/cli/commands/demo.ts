@@ -1,0 +1,97 @@
+import { countStories } from '../../core/change.js';
+import { demoAgentCommandLine, demoVerifyCommandLine } from '../../demo/agent-path.js';
+import { demoClosing, demoIntro } from '../../demo/messages.js';
+import { createDemoRepo, type DemoRepo } from '../../demo/repo.js';
+import { listAttemptRefs } from '../../git/attempt-refs.js';
+import { headPosition } from '../../git/repo.js';
+import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
+import { ralphBranch } from '../../run/paths.js';
+import { readChange } from '../../spec/changes.js';
+import { renderApp } from '../../ui/render-app.js';
+import type { CommandIO } from '../io.js';
+import { toRunOptions, type RawRunFlags } from '../run-flags.js';
+import { createUiController } from '../ui-controller.js';
+import { runCommand } from './run.js';
+
+const QUIT_AT_ONCE = 130;
+
+/**
+ * `ralphtool demo`: the real loop on a fresh example repository with the scripted
+ * demo agent, in the UI on a terminal, else as `run`'s progress lines (or NDJSON).
+ */
+export async function demoCommand(io: CommandIO, opts: { json: boolean }): Promise<number> {
+  const interactive = !opts.json && io.stdin.isTTY === true && io.stdout.isTTY === true;
+  // With --json, stdout carries only events: the explanations go to stderr.
+  const say = (text: string): void => {
+    (opts.json ? io.stderr : io.stdout).write(text);
+  };
+  const timeoutMs = DEFAULT_RUN_OPTIONS.commandTimeoutMs;
+  const repo = await createDemoRepo({ timeoutMs });
+  const change = await readChange(repo.dir, repo.change);
+  say(
+    demoIntro({
+      dir: repo.dir,
+      change: repo.change,
+      stories: countStories(change.stories).total,
+      interactive,
+    }),
+  );
+
+  const flags = demoFlags(opts.json);
+  let code: number;
+  try {
+    code = interactive
+      ? await runInUi(io, repo, flags)
+      : await runCommand(io, { cwd: repo.dir, change: repo.change, flags, mode: 'start' });
+  } catch (error) {
+    say(`\nThe demo repository is left at ${repo.dir}\n`);
+    throw error;
+  }
+  say(await closingText(repo, timeoutMs));
+  // After a quit at once the stopped loop may still be winding down: leave now, like the UI does.
+  if (code === QUIT_AT_ONCE && interactive) process.exit(QUIT_AT_ONCE);
+  return code;
+}
+
+/** `run`'s options for the demo: the scripted agent, short limits, the project's tests as --verify. */
+function demoFlags(json: boolean): RawRunFlags {
+  return {
+    agent: 'command',
+    agentCommand: demoAgentCommandLine(process.execPath),
+    verify: [demoVerifyCommandLine(process.execPath)],
+    agentTimeout: '60s',
+    idleTimeout: '30s',
+    // Not interactive: keep the branch with one commit per story (the UI asks instead).
+    onComplete: 'keep',
+    json,
+  };
+}
+
+/** The interactive UI on the demo repository, showing the scripted agent by its name. */
+async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promise<number> {
+  const options = { ...toRunOptions(flags, true), onComplete: 'ask' as const };
+  const controller = createUiController(repo.dir, options, io.env);
+  const demoController = {
+    ...controller,
+    runOptions: { ...controller.runOptions, agent: 'demo (scripted, no AI)' },
+  };
+  const onTerm = (): void => controller.stopActive();
+  process.on('SIGTERM', onTerm);
+  try {
+    return await renderApp(demoController);
+  } finally {
+    process.off('SIGTERM', onTerm);
+  }
+}
+
+async function closingText(repo: DemoRepo, timeoutMs: number): Promise<string> {
+  const ctx = { cwd: repo.dir, timeoutMs };
+  const head = await headPosition(ctx);
+  const refs = await listAttemptRefs(ctx, repo.change);
+  return demoClosing({
+    dir: repo.dir,
+    change: repo.change,
+    onRunBranch: head.kind === 'branch' && head.name === ralphBranch(repo.change),
+    savedAttemptRef: refs[0] ?? null,
+  });
+}

@@ -1,0 +1,71 @@
+/** What `ralphtool demo` tells the user before and after the run. Pure text. */
+
+export interface DemoIntro {
+  dir: string;
+  change: string;
+  stories: number;
+  interactive: boolean;
+}
+
+export function demoIntro(intro: DemoIntro): string {
+  const lines = [
+    'ralphtool demo: the real loop, checkpoints and completion choice on an example project.',
+    'The agent is scripted (no AI, no API key needed): it edits the files story by story,',
+    'and fails one attempt on purpose so that you see the revert and the retry.',
+    '',
+    `Example repository: ${intro.dir}`,
+    `Change: ${intro.change} (${intro.stories} stories), on branch main`,
+  ];
+  if (intro.interactive) {
+    lines.push('', 'In the UI: Enter opens the change, r runs it, q quits.');
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+export interface DemoClosing {
+  dir: string;
+  change: string;
+  /** HEAD is on `ralph/<change>` after the run (keep, or the run did not finish). */
+  onRunBranch: boolean;
+  /** The ref holding the failed attempt's work, when it exists. */
+  savedAttemptRef: string | null;
+}
+
+/** Where the demo repository is, what to look at in it, and how to use ralphtool for real. */
+export function demoClosing(closing: DemoClosing): string {
+  const { dir, change } = closing;
+  const branch = `ralph/${change}`;
+  const lines = ['', `The demo repository stays in place: ${dir}`];
+  if (closing.onRunBranch) {
+    lines.push(
+      `  its work is on ${branch}, one commit per story:`,
+      `    git -C ${dir} log --oneline ${branch}`,
+    );
+  } else {
+    lines.push(
+      '  its work is back on main as uncommitted changes (new files are untracked):',
+      `    git -C ${dir} status`,
+      `    git -C ${dir} diff`,
+    );
+  }
+  if (closing.savedAttemptRef !== null) {
+    lines.push(
+      '  the failed attempt was saved before it was reverted:',
+      `    git -C ${dir} show --stat ${closing.savedAttemptRef}`,
+    );
+  }
+  lines.push(
+    '  the run as ralphtool recorded it, and the project tests:',
+    `    ralphtool -C ${dir} status`,
+    `    cd ${dir} && npm test`,
+    `  remove it when you are done: rm -rf ${dir}`,
+    '',
+    'On your own project, with Claude Code:',
+    '  1. install Claude Code and log in: npm install -g @anthropic-ai/claude-code, then run `claude` once',
+    '  2. in your git repository, create an OpenSpec change with its tasks.md',
+    '     (npx @fission-ai/openspec init, then openspec new change <name>)',
+    '  3. ralphtool doctor           checks git, claude and the repository',
+    '     ralphtool run <change>     runs the loop (or just `ralphtool` for the interactive UI)',
+  );
+  return `${lines.join('\n')}\n`;
+}
