@@ -104,6 +104,24 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       setExit(await statusCommand(io, { cwd: cwdOf(cmd), json: opts.json === true }));
     });
 
+  program
+    .command('demo')
+    .description('self-contained demonstration in a temporary repository (scripted agent, no AI)')
+    .option('--json', 'write NDJSON events to stdout (the explanations go to stderr)')
+    .action(async (opts: { json?: boolean }) => {
+      const { demoCommand } = await import('./commands/demo.js');
+      setExit(await demoCommand(io, { json: opts.json === true }));
+    });
+
+  program
+    .command('doctor')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
+    .description('checks git, the agent CLIs and the repository, with fixes')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { doctorCommand } = await import('./commands/doctor.js');
+      setExit(await doctorCommand(io, { cwd: cwdOf(cmd) }));
+    });
+
   addRunOptions(program).action(async (opts: RawRunFlags, cmd: Command) => {
     if (io.stdout.isTTY !== true || io.stdin.isTTY !== true) {
       // The UI needs a terminal; scripts get the usage instead (contract: exit 2).

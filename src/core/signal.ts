@@ -30,20 +30,22 @@ function clip(text: string): string {
 }
 
 /**
- * Removes from an answer the lines that are copies of prompt lines holding a
- * signal (an agent that prints its prompt back, e.g. `cat "$RALPHTOOL_PROMPT_FILE"`),
- * so that the instructions' own `<promise>COMPLETE</promise>` never counts.
+ * Removes from an answer the prompt's own signal instructions (the lines of "When you
+ * are done", which start with "- `<promise>"), so that an agent that prints its prompt
+ * back (`cat "$RALPHTOOL_PROMPT_FILE"`) does not signal by accident. Only those exact
+ * instruction lines go: a bare `<promise>COMPLETE</promise>` of the agent always stays,
+ * even when learnings or a failure reason quoted one.
  */
 export function withoutEchoedPrompt(answer: string, prompt: string): string {
-  const promptSignalLines = new Set(
+  const instructionLines = new Set(
     prompt
       .split('\n')
       .map((line) => line.trim())
-      .filter((line) => /<\s*promise\s*>/i.test(line)),
+      .filter((line) => /^- `<\s*promise\s*>/i.test(line)),
   );
-  if (promptSignalLines.size === 0) return answer;
+  if (instructionLines.size === 0) return answer;
   return answer
     .split('\n')
-    .filter((line) => !promptSignalLines.has(line.trim()))
+    .filter((line) => !instructionLines.has(line.trim()))
     .join('\n');
 }

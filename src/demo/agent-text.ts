@@ -3,7 +3,10 @@
 const TASK_LINE = /^(\s*(?:[-*+]|\d+[.)])\s+\[) \](\s+)(\d+(?:\.\d+)+)\b/;
 
 /** tasks.md with every unchecked task of the story (`<storyId>.N`) checked. */
-export function tickStoryTasks(tasksMd: string, storyId: string): { text: string; ticked: string[] } {
+export function tickStoryTasks(
+  tasksMd: string,
+  storyId: string,
+): { text: string; ticked: string[] } {
   const ticked: string[] = [];
   const lines = tasksMd.split('\n').map((line) => {
     const match = TASK_LINE.exec(line);

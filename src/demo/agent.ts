@@ -121,8 +121,8 @@ async function runTests(
     return null;
   }
   say(`Tests fail (${failed ?? '?'} failed, exit code ${String(result.exitCode)})`);
-  const why = step.failure ?? 'the tests fail';
-  return `${why} (\`${shown}\` exited with code ${String(result.exitCode)})`;
+  const count = failed === undefined ? 'the tests fail' : `${failed} failing`;
+  return step.failure ? `${step.failure} (${count})` : `${shown}: ${count}`;
 }
 
 try {

@@ -25,6 +25,8 @@ export function demoIntro(intro: DemoIntro): string {
 export interface DemoClosing {
   dir: string;
   change: string;
+  /** What became of the run: never started (quit first), stopped half-way, or finished. */
+  run: 'none' | 'unfinished' | 'finished';
   /** HEAD is on `ralph/<change>` after the run (keep, or the run did not finish). */
   onRunBranch: boolean;
   /** The ref holding the failed attempt's work, when it exists. */
@@ -36,7 +38,15 @@ export function demoClosing(closing: DemoClosing): string {
   const { dir, change } = closing;
   const branch = `ralph/${change}`;
   const lines = ['', `The demo repository stays in place: ${dir}`];
-  if (closing.onRunBranch) {
+  if (closing.run === 'none') {
+    lines.push('  nothing was run in it; open the UI there to run the change:', `    ralphtool -C ${dir}`);
+  } else if (closing.run === 'unfinished') {
+    lines.push(
+      '  the run was stopped before it ended; it is recorded, to go on or end it:',
+      `    ralphtool -C ${dir} resume ${change}`,
+      `    ralphtool -C ${dir} finish ${change} --cleanup   (or --keep)`,
+    );
+  } else if (closing.onRunBranch) {
     lines.push(
       `  its work is on ${branch}, one commit per story:`,
       `    git -C ${dir} log --oneline ${branch}`,
@@ -61,7 +71,8 @@ export function demoClosing(closing: DemoClosing): string {
     `  remove it when you are done: rm -rf ${dir}`,
     '',
     'On your own project, with Claude Code:',
-    '  1. install Claude Code and log in: npm install -g @anthropic-ai/claude-code, then run `claude` once',
+    '  1. install Claude Code (npm install -g @anthropic-ai/claude-code)',
+    '     and log in by running `claude` once',
     '  2. in your git repository, create an OpenSpec change with its tasks.md',
     '     (npx @fission-ai/openspec init, then openspec new change <name>)',
     '  3. ralphtool doctor           checks git, claude and the repository',

@@ -10,7 +10,7 @@ export type DemoStep =
   | { kind: 'export'; name: string; module: string }
   /** Replaces `find` with `replace` in a file. */
   | { kind: 'edit'; path: string; find: string; replace: string }
-  /** Runs `node --test` on the files; a failure ends the attempt with FAILED. */
+  /** Runs `node --test` on the files (all when empty); if they fail, the attempt ends with FAILED giving `failure` as the reason. */
   | { kind: 'test'; files: readonly string[]; failure?: string }
   | { kind: 'tick' };
 
@@ -137,8 +137,7 @@ function wordCountFirstTry(): DemoPlan {
       {
         kind: 'test',
         files: ['test/count-words.test.js'],
-        failure:
-          "countWords('') returns 1 and countWords('  two   words ') returns 7: splitting on single spaces counts empty pieces",
+        failure: "countWords('') is 1, not 0: splitting on single spaces counts empty words",
       },
       { kind: 'tick' },
     ],

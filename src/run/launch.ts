@@ -93,6 +93,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     return result.exitCode;
   } finally {
     await locks.release();
+    await locks.forgetIfUnused();
   }
 }
 

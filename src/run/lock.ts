@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { RuntimeError } from '../core/errors.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
 
 /** Who holds a lock: enough to tell a live holder from one that died. */
 export interface LockHolder {
@@ -102,7 +102,8 @@ export async function acquireLock(
       }
     }
     const state = await readLock(path);
-    if (state.kind === 'held') throw new RuntimeError(describeHeld(state.holder));
+    // The contract lists a held lock among the refusals of a start: bad timing, not a failure (2).
+    if (state.kind === 'held') throw new UsageError(describeHeld(state.holder));
     if (state.kind === 'stale') {
       tookOverFrom = state.holder;
       // Rename first: of two processes taking over the same stale lock only one wins.

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -13,6 +14,8 @@ export interface SessionLocks {
   /** Warnings worth showing (a stale lock taken over). */
   warnings: string[];
   release(): Promise<void>;
+  /** Removes the run folder made for the lock when no run was recorded in it (a refused start). */
+  forgetIfUnused(): Promise<void>;
 }
 
 /**
@@ -59,6 +62,12 @@ export async function lockSession(
     release: async () => {
       await changeLock.release();
       await worktree.release();
+    },
+    forgetIfUnused: async () => {
+      if (existsSync(paths.state)) return;
+      await rm(paths.dir, { recursive: true, force: true });
+      // The folder of all runs too, when this was its only one (rmdir refuses a non-empty one).
+      await rmdir(path.dirname(paths.dir)).catch(() => undefined);
     },
   };
 }

@@ -58,6 +58,13 @@ describe('withoutEchoedPrompt', () => {
     expect(parseSignal(withoutEchoedPrompt(echoed, prompt))).toBeNull();
   });
 
+  it('keeps a bare signal line even when the prompt quotes one (learnings, reasons)', () => {
+    const quoting = `${prompt}\n## Shared learnings\n<promise>COMPLETE</promise>`;
+    expect(parseSignal(withoutEchoedPrompt('<promise>COMPLETE</promise>', quoting))).toEqual({
+      kind: 'complete',
+    });
+  });
+
   it("keeps the agent's own signal lines", () => {
     const answer = `${prompt}\nDone.\n<promise>COMPLETE</promise>`;
     expect(parseSignal(withoutEchoedPrompt(answer, prompt))).toEqual({ kind: 'complete' });

@@ -3,9 +3,10 @@ import { demoAgentCommandLine, demoVerifyCommandLine } from '../../demo/agent-pa
 import { demoClosing, demoIntro } from '../../demo/messages.js';
 import { createDemoRepo, type DemoRepo } from '../../demo/repo.js';
 import { listAttemptRefs } from '../../git/attempt-refs.js';
-import { headPosition } from '../../git/repo.js';
+import { headPosition, locateRepo } from '../../git/repo.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { ralphBranch } from '../../run/paths.js';
+import { collectRunStatuses } from '../../run/status.js';
 import { readChange } from '../../spec/changes.js';
 import { renderApp } from '../../ui/render-app.js';
 import type { CommandIO } from '../io.js';
@@ -86,11 +87,15 @@ async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promi
 
 async function closingText(repo: DemoRepo, timeoutMs: number): Promise<string> {
   const ctx = { cwd: repo.dir, timeoutMs };
+  const location = await locateRepo(ctx);
+  const runs = location ? await collectRunStatuses(location, '', timeoutMs) : [];
+  const run = runs.find((r) => r.change === repo.change);
   const head = await headPosition(ctx);
   const refs = await listAttemptRefs(ctx, repo.change);
   return demoClosing({
     dir: repo.dir,
     change: repo.change,
+    run: run === undefined ? 'none' : run.state === 'finished' ? 'finished' : 'unfinished',
     onRunBranch: head.kind === 'branch' && head.name === ralphBranch(repo.change),
     savedAttemptRef: refs[0] ?? null,
   });

@@ -1,0 +1,131 @@
+import path from 'node:path';
+import { findProgram } from '../agents/preflight.js';
+import { RalphError } from '../core/errors.js';
+import { git, type GitContext } from '../git/git.js';
+import { headPosition, locateRepo } from '../git/repo.js';
+import { operationsInProgress, statusEntries } from '../git/status.js';
+import { exec } from '../process/exec.js';
+import { ProcessError } from '../process/process-error.js';
+import { collectRunStatuses } from '../run/status.js';
+import { listChanges } from '../spec/changes.js';
+import { findOpenSpecRoot } from '../spec/root.js';
+import type { DoctorFacts, OpenSpecFacts, ProgramFacts, RepoFacts } from './facts.js';
+
+export interface GatherOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Limit for each git command. */
+  timeoutMs: number;
+  /** Limit for `claude --version` and `codex --version`. */
+  versionTimeoutMs: number;
+  uid: number | null;
+}
+
+/** Looks at the machine and the directory without changing anything. */
+export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
+  const ctx: GitContext = { cwd: opts.cwd, timeoutMs: opts.timeoutMs };
+  const [gitFacts, claude, codex] = await Promise.all([
+    gitVersion(ctx),
+    programFacts(claudeProgram(opts.env), opts),
+    programFacts({ program: 'codex', fromEnv: null }, opts),
+  ]);
+  const repo = gitFacts ? await repoFacts(ctx) : null;
+  const openspec = await openSpecFacts(opts.cwd);
+  return {
+    git: gitFacts,
+    identity: gitFacts ? await identity(ctx, opts.env) : { name: null, email: null },
+    repo,
+    openspec,
+    claude,
+    codex,
+    uid: opts.uid,
+    sandbox: opts.env.IS_SANDBOX === '1',
+  };
+}
+
+async function gitVersion(ctx: GitContext): Promise<DoctorFacts['git']> {
+  try {
+    const raw = (await git(ctx, ['--version'])).stdout.trim();
+    const version = /(\d+\.\d+(?:\.\d+)?)/.exec(raw)?.[1] ?? null;
+    return { version, raw };
+  } catch (error) {
+    if (error instanceof RalphError) return null;
+    throw error;
+  }
+}
+
+async function identity(ctx: GitContext, env: NodeJS.ProcessEnv): Promise<DoctorFacts['identity']> {
+  const value = async (key: string, variable: string): Promise<string | null> => {
+    const result = await git(ctx, ['config', '--get', key], { allowFailure: true });
+    const configured = result.exitCode === 0 ? result.stdout.trim() : '';
+    return configured || env[variable]?.trim() || null;
+  };
+  return {
+    name: await value('user.name', 'GIT_AUTHOR_NAME'),
+    email: await value('user.email', 'GIT_AUTHOR_EMAIL'),
+  };
+}
+
+async function repoFacts(ctx: GitContext): Promise<RepoFacts | null> {
+  const repo = await locateRepo(ctx);
+  if (!repo) return null;
+  const top = { ...ctx, cwd: repo.root };
+  let specRel: string | null;
+  try {
+    specRel = path.relative(repo.root, findOpenSpecRoot(ctx.cwd)).split(path.sep).join('/');
+  } catch {
+    specRel = null;
+  }
+  return {
+    root: repo.root,
+    head: await headPosition(top),
+    changedFiles: (await statusEntries(top, { readOnly: true })).length,
+    operations: await operationsInProgress(repo.gitDir),
+    runs: await collectRunStatuses(repo, specRel, ctx.timeoutMs),
+  };
+}
+
+async function openSpecFacts(cwd: string): Promise<OpenSpecFacts> {
+  let root: string;
+  try {
+    root = findOpenSpecRoot(cwd);
+  } catch {
+    return { found: false };
+  }
+  try {
+    return { found: true, root, changes: await listChanges(root) };
+  } catch (error) {
+    return { found: true, root, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function claudeProgram(env: NodeJS.ProcessEnv): { program: string; fromEnv: string | null } {
+  const custom = env.RALPHTOOL_CLAUDE_BIN?.trim();
+  return custom
+    ? { program: custom, fromEnv: 'RALPHTOOL_CLAUDE_BIN' }
+    : { program: 'claude', fromEnv: null };
+}
+
+async function programFacts(
+  which: { program: string; fromEnv: string | null },
+  opts: GatherOptions,
+): Promise<ProgramFacts> {
+  const found = findProgram(which.program, opts.env, opts.cwd);
+  const facts: ProgramFacts = { ...which, path: found, version: null, versionError: null };
+  if (found === null) return facts;
+  try {
+    const result = await exec(found, ['--version'], {
+      cwd: opts.cwd,
+      timeoutMs: opts.versionTimeoutMs,
+    });
+    const line = `${result.stdout}\n${result.stderr}`.split('\n').find((l) => l.trim() !== '');
+    return {
+      ...facts,
+      version: line?.trim() ?? null,
+      versionError: line ? null : 'printed nothing',
+    };
+  } catch (error) {
+    if (!(error instanceof ProcessError)) throw error;
+    return { ...facts, versionError: error.message };
+  }
+}

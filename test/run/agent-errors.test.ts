@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loopTypes, ofType, RunFixture, single, stories } from './helpers.js';
+
+const CHANGE = 'agent-errors';
+
+let fixture: RunFixture | undefined;
+afterEach(() => {
+  fixture?.remove();
+  fixture = undefined;
+});
+
+/** Runs the fake agent as `claude` speaking stream-json. */
+function runAsClaude(f: RunFixture, args: string[]): ReturnType<RunFixture['run']> {
+  return f.run(['--json', '--agent', 'claude', ...args], {
+    agent: false,
+    env: { RALPHTOOL_CLAUDE_BIN: f.agentWrapper(), FAKE_AGENT_FORMAT: 'claude', IS_SANDBOX: '1' },
+  });
+}
+
+describe('ralphtool run: errors the agent reports', () => {
+  it('fails an attempt whose result has is_error (kind agent-error) and retries it', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+      '1-1': [
+        { write: 'src/a.txt', content: 'a\n' },
+        { tick: 'all' },
+        { signal: 'COMPLETE' },
+        { isError: 'API Error: 529 overloaded' },
+      ],
+      '1-2': [{ tick: 'all' }, { signal: 'COMPLETE' }],
+    });
+    const f = fixture;
+    const result = await runAsClaude(f, ['--max-retries', '1']);
+    expect(result.exitCode).toBe(0);
+    const events = result.events();
+    const failure = single(events, 'attempt.failed');
+    expect(failure).toMatchObject({ attempt: 1, kind: 'agent-error' });
+    expect(String(failure.reason)).toContain('529 overloaded');
+    expect(ofType(events, 'agent.result')[0]).toMatchObject({ attempt: 1, isError: true });
+    expect(single(events, 'story.completed')).toMatchObject({ attempts: 2 });
+    expect(f.exists('src/a.txt')).toBe(false);
+  });
+
+  it('ends the run at once on an authentication failure (exit 1), saying how to log in, the run kept for resume', async () => {
+    fixture = new RunFixture(CHANGE, stories(2)).scenario({
+      '*': [
+        { write: 'src/partial.txt', content: 'partial\n' },
+        { isError: 'Invalid API key · Please run /login' },
+      ],
+    });
+    const f = fixture;
+    const result = await runAsClaude(f, ['--max-retries', '3', '--on-complete', 'cleanup']);
+    expect(result.exitCode).toBe(1);
+    const events = result.events();
+    // One attempt only: retrying cannot fix a login.
+    expect(ofType(events, 'story.started')).toHaveLength(1);
+    expect(f.invoked('1', 2)).toBe(false);
+    const fatal = ofType(events, 'error').filter((e) => e.fatal === true);
+    expect(fatal).toHaveLength(1);
+    expect(String(fatal[0]?.message)).toMatch(/log in|login/i);
+    // No completion choice: after logging in, `resume` carries on (or `finish` ends it).
+    expect(ofType(events, 'run.awaiting-choice')).toEqual([]);
+    expect(loopTypes(events).at(-1)).toBe('run.finished');
+    expect(single(events, 'run.finished')).toMatchObject({
+      outcome: 'error',
+      choice: null,
+      storiesCompleted: 0,
+    });
+    expect(f.currentBranch()).toBe(`ralph/${CHANGE}`);
+    expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual(['initial state']);
+    expect(f.status()).toEqual([]);
+    expect(f.exists('src/partial.txt')).toBe(false);
+    expect(f.state()).toMatchObject({ status: 'active', outcome: 'error' });
+  });
+});

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loopTypes, ofType, RunFixture, single, stories, succeed } from './helpers.js';
+
+const CHANGE = 'hard-story';
+
+/** Story 1 succeeds, story 2 always gives up, story 3 must never be tried. */
+function exhaustingFixture(): RunFixture {
+  return new RunFixture(CHANGE, stories(3)).scenario({
+    '1-1': succeed('src/one.txt', 'one\n'),
+    '2-*': [{ write: 'src/two.txt', content: 'never good\n' }, { signal: 'FAILED: cannot do it' }],
+    '3-*': succeed('src/three.txt', 'three\n'),
+  });
+}
+
+let fixture: RunFixture | undefined;
+afterEach(() => {
+  fixture?.remove();
+  fixture = undefined;
+});
+
+describe('ralphtool run: a story that uses up its retries', () => {
+  it('reports it, still applies the completion choice (keep) and exits 3', async () => {
+    fixture = exhaustingFixture();
+    const f = fixture;
+    const result = await f.run(['--json', '--max-retries', '1', '--on-complete', 'keep']);
+    expect(result.exitCode).toBe(3);
+    const events = result.events();
+
+    expect(loopTypes(events)).toEqual([
+      'run.started',
+      'story.started',
+      'checkpoint.created',
+      'story.completed',
+      'story.started',
+      'attempt.failed',
+      'checkpoint.reverted',
+      'story.started',
+      'attempt.failed',
+      'checkpoint.reverted',
+      'story.exhausted',
+      'error',
+      'run.awaiting-choice',
+      'run.finished',
+    ]);
+    expect(ofType(events, 'story.started').map((e) => [e.storyId, e.attempt])).toEqual([
+      ['1', 1],
+      ['2', 1],
+      ['2', 2],
+    ]);
+    const exhausted = single(events, 'story.exhausted');
+    expect(exhausted).toMatchObject({ storyId: '2', attempts: 2 });
+    expect(String(exhausted.reason)).toContain('cannot do it');
+    const error = single(events, 'error');
+    expect(typeof error.fatal).toBe('boolean');
+    expect(String(error.message)).toContain('2');
+    expect(String(error.message)).toContain('cannot do it');
+    expect(single(events, 'run.awaiting-choice')).toMatchObject({
+      outcome: 'max-retries',
+      options: ['cleanup', 'keep'],
+    });
+    expect(single(events, 'run.finished')).toMatchObject({
+      outcome: 'max-retries',
+      choice: 'keep',
+      storiesCompleted: 1,
+      storiesTotal: 3,
+    });
+
+    expect(f.invoked('2', 3)).toBe(false);
+    expect(f.invoked('3', 1)).toBe(false);
+    expect(f.currentBranch()).toBe(`ralph/${CHANGE}`);
+    expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual(['initial state', 'checkpoint: 1']);
+    expect(f.status()).toEqual([]);
+    expect(f.read('src/one.txt')).toBe('one\n');
+    expect(f.exists('src/two.txt')).toBe(false);
+    expect(f.attemptRefs()).toEqual([
+      `refs/ralphtool/${CHANGE}/attempts/2-1`,
+      `refs/ralphtool/${CHANGE}/attempts/2-2`,
+    ]);
+    expect(f.state()).toMatchObject({ status: 'finished', outcome: 'max-retries', choice: 'keep' });
+  });
+
+  it('applies cleanup too: back on main with the accepted work uncommitted', async () => {
+    fixture = exhaustingFixture();
+    const f = fixture;
+    const mainBefore = f.git('rev-parse', 'main').trim();
+    const result = await f.run(['--json', '--max-retries', '1', '--on-complete', 'cleanup']);
+    expect(result.exitCode).toBe(3);
+    expect(single(result.events(), 'run.finished')).toMatchObject({
+      outcome: 'max-retries',
+      choice: 'cleanup',
+      storiesCompleted: 1,
+      storiesTotal: 3,
+    });
+
+    expect(f.invoked('3', 1)).toBe(false);
+    expect(f.currentBranch()).toBe('main');
+    expect(f.git('rev-parse', 'main').trim()).toBe(mainBefore);
+    expect(f.branchExists(`ralph/${CHANGE}`)).toBe(false);
+    expect(f.status().sort()).toEqual(
+      [` M openspec/changes/${CHANGE}/tasks.md`, '?? src/one.txt'].sort(),
+    );
+    expect(f.exists('src/two.txt')).toBe(false);
+    expect(f.state()).toMatchObject({
+      status: 'finished',
+      outcome: 'max-retries',
+      choice: 'cleanup',
+    });
+  });
+
+  it('with --max-retries 0 gives a story exactly one attempt; without a TTY the choice is keep', async () => {
+    fixture = exhaustingFixture();
+    const f = fixture;
+    const result = await f.run(['--json', '--max-retries', '0']);
+    expect(result.exitCode).toBe(3);
+    expect(ofType(result.events(), 'story.started').map((e) => [e.storyId, e.attempt])).toEqual([
+      ['1', 1],
+      ['2', 1],
+    ]);
+    expect(single(result.events(), 'story.exhausted')).toMatchObject({
+      storyId: '2',
+      attempts: 1,
+    });
+    // No --on-complete and stdin is not a terminal: keep.
+    expect(single(result.events(), 'run.finished')).toMatchObject({ choice: 'keep' });
+    expect(fixture.currentBranch()).toBe(`ralph/${CHANGE}`);
+  });
+});

@@ -1,0 +1,143 @@
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../support/cli.js';
+import { fakeAgentFlags, RunFixture, stories, succeed } from './helpers.js';
+
+const CHANGE = 'usage-checks';
+
+let fixture: RunFixture | undefined;
+afterEach(() => {
+  fixture?.remove();
+  fixture = undefined;
+});
+
+function newFixture(): RunFixture {
+  return new RunFixture(CHANGE, stories(2)).scenario({ '*': succeed('src/x.txt', 'x\n') });
+}
+
+/** Everything a refused run must leave as it was. */
+function snapshot(f: RunFixture): Record<string, unknown> {
+  return {
+    head: f.git('rev-parse', 'HEAD'),
+    branch: f.currentBranch(),
+    branches: f.git('branch', '--list'),
+    refs: f.git('for-each-ref'),
+    status: f.status(),
+    runsDir: existsSync(path.join(f.dir, '.git', 'ralphtool')),
+  };
+}
+
+/** With --json, stdout holds NDJSON events or nothing: never a stray line. */
+function expectOnlyEvents(result: CliRun): void {
+  expect(() => result.events()).not.toThrow();
+}
+
+describe('ralphtool run: bad usage is refused before anything changes', () => {
+  it('refuses an unknown change (exit 2)', async () => {
+    fixture = newFixture();
+    const before = snapshot(fixture);
+    const result = await runCli(['run', 'no-such-change', '--json', ...fakeAgentFlags()], {
+      cwd: fixture.dir,
+      env: fixture.env(),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('no-such-change');
+    expectOnlyEvents(result);
+    expect(snapshot(fixture)).toEqual(before);
+    expect(fixture.branchExists('ralph/no-such-change')).toBe(false);
+    expect(fixture.invoked('1', 1)).toBe(false);
+  });
+
+  it.each([
+    ['an invalid change name', ['run', '../x']],
+    ['an upper-case change name', ['run', 'Usage-Checks']],
+    ['a negative --max-retries', ['run', CHANGE, '--max-retries', '-1']],
+    ['a fractional --max-retries', ['run', CHANGE, '--max-retries', '1.5']],
+    ['a malformed --agent-timeout', ['run', CHANGE, '--agent-timeout', 'soon']],
+    ['an unknown --on-complete', ['run', CHANGE, '--on-complete', 'maybe']],
+    ['an unknown --agent', ['run', CHANGE, '--agent', 'gpt']],
+  ])('refuses %s (exit 2)', async (_what, args) => {
+    fixture = newFixture();
+    const before = snapshot(fixture);
+    const isAgentFlag = args.includes('--agent');
+    const result = await runCli([...args, '--json', ...(isAgentFlag ? [] : fakeAgentFlags())], {
+      cwd: fixture.dir,
+      env: fixture.env(),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).not.toBe('');
+    expectOnlyEvents(result);
+    expect(snapshot(fixture)).toEqual(before);
+  });
+
+  it('refuses --agent command without --agent-command (exit 2)', async () => {
+    fixture = newFixture();
+    const before = snapshot(fixture);
+    const result = await fixture.run(['--agent', 'command'], { agent: false });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--agent-command');
+    expect(snapshot(fixture)).toEqual(before);
+  });
+
+  it('stops with exit 1 and how to install when the claude program is missing, git untouched', async () => {
+    fixture = newFixture();
+    const before = snapshot(fixture);
+    const missing = path.join(fixture.scratch, 'no-such-claude');
+    const result = await fixture.run(['--agent', 'claude'], {
+      agent: false,
+      env: { RALPHTOOL_CLAUDE_BIN: missing },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/install/i);
+    expect(result.stderr).toContain(missing);
+    expect(snapshot(fixture)).toEqual(before);
+  });
+
+  it('does nothing (exit 0) when every story is already done', async () => {
+    fixture = new RunFixture(CHANGE, stories(1), {
+      [`openspec/changes/${CHANGE}/tasks.md`]: '## 1. Done\n\n- [x] 1.1 already done\n',
+    }).scenario({ '*': succeed('src/x.txt', 'x\n') });
+    const before = snapshot(fixture);
+    const result = await fixture.run(['--json']);
+    expect(result.exitCode).toBe(0);
+    expectOnlyEvents(result);
+    expect(snapshot(fixture)).toEqual(before);
+    expect(fixture.invoked('1', 1)).toBe(false);
+  });
+
+  it('refuses when ralph/<change> exists without a recorded run, saying how to proceed (exit 2)', async () => {
+    fixture = newFixture();
+    fixture.git('branch', `ralph/${CHANGE}`);
+    const before = snapshot(fixture);
+    const result = await fixture.run(['--json']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--force');
+    expect(result.stderr).toContain(`git branch -D ralph/${CHANGE}`);
+    expect(snapshot(fixture)).toEqual(before);
+    expect(fixture.invoked('1', 1)).toBe(false);
+  });
+
+  it('refuses outside a git work tree (exit 2)', async () => {
+    const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ralphtool-nogit-')));
+    try {
+      const tasks = path.join(dir, 'openspec', 'changes', CHANGE);
+      mkdirSync(tasks, { recursive: true });
+      writeFileSync(path.join(tasks, 'tasks.md'), '## 1. One\n\n- [ ] 1.1 a task\n');
+      const result = await runCli(['run', CHANGE, ...fakeAgentFlags()], {
+        cwd: dir,
+        env: {
+          GIT_DIR: undefined,
+          GIT_WORK_TREE: undefined,
+          GIT_CEILING_DIRECTORIES: path.dirname(dir),
+        },
+      });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/git/);
+      expect(existsSync(path.join(dir, '.git'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ofType, quote, RunFixture, single, stories } from './helpers.js';
+
+const CHANGE = 'verified-change';
+const NODE = quote(process.execPath);
+
+let fixture: RunFixture | undefined;
+afterEach(() => {
+  fixture?.remove();
+  fixture = undefined;
+});
+
+describe('ralphtool run --verify', () => {
+  it('fails a COMPLETE whose verify command exits non-zero, naming the command and exit code', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+      '1-1': [{ tick: 'all' }, { signal: 'COMPLETE' }],
+    });
+    const passing = `${NODE} -e "process.exit(0)"`;
+    const failing = `${NODE} -e "console.log('lint: 2 problems'); process.exit(3)"`;
+    const result = await fixture.run([
+      '--json',
+      '--max-retries',
+      '0',
+      '--verify',
+      passing,
+      '--verify',
+      failing,
+    ]);
+    expect(result.exitCode).toBe(3);
+    const failure = single(result.events(), 'attempt.failed');
+    expect(failure).toMatchObject({ storyId: '1', attempt: 1, kind: 'verify-failed' });
+    const reason = String(failure.reason);
+    expect(reason).toContain(failing);
+    expect(reason).toContain('3');
+    expect(reason).toMatch(/code 3\b/);
+    expect(reason).toContain('lint: 2 problems');
+    expect(reason).not.toContain(passing);
+    // The verify commands are named in the prompt as the ones ralphtool will run.
+    expect(fixture.prompt('1', 1)).toContain(failing);
+    expect(fixture.status()).toEqual([]);
+  });
+
+  it('puts the verify failure into the next prompt and accepts once the check passes', async () => {
+    fixture = new RunFixture(CHANGE, stories(1));
+    const f = fixture;
+    const check = path.join(f.scratch, 'check.mjs');
+    writeFileSync(
+      check,
+      [
+        "import { existsSync, readFileSync } from 'node:fs';",
+        "const ok = existsSync('src/marker.txt') && readFileSync('src/marker.txt', 'utf8') === 'ok\\n';",
+        "if (!ok) { console.error('check: src/marker.txt must say ok'); process.exit(4); }",
+        "console.log('check: fine');",
+      ].join('\n'),
+    );
+    f.scenario({
+      '1-1': [
+        { write: 'src/marker.txt', content: 'not yet\n' },
+        { tick: 'all' },
+        { signal: 'COMPLETE' },
+      ],
+      '1-2': [
+        { write: 'src/marker.txt', content: 'ok\n' },
+        { tick: 'all' },
+        { signal: 'COMPLETE' },
+      ],
+    });
+    const verify = `${NODE} ${quote(check)}`;
+    const result = await f.run(['--json', '--max-retries', '1', '--verify', verify]);
+    expect(result.exitCode).toBe(0);
+    const events = result.events();
+    const failure = single(events, 'attempt.failed');
+    expect(failure).toMatchObject({ attempt: 1, kind: 'verify-failed' });
+    expect(String(failure.reason)).toContain('code 4');
+    expect(String(failure.reason)).toContain('src/marker.txt must say ok');
+
+    const retry = f.prompt('1', 2);
+    expect(retry).toContain('## Previous Attempt Failed');
+    expect(retry).toContain('src/marker.txt must say ok');
+    expect(ofType(events, 'story.completed')).toHaveLength(1);
+    expect(f.git('show', `ralph/${CHANGE}:src/marker.txt`)).toBe('ok\n');
+    expect(f.git('show', `refs/ralphtool/${CHANGE}/attempts/1-1:src/marker.txt`)).toBe('not yet\n');
+  });
+});
