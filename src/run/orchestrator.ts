@@ -139,10 +139,12 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
         draft.agentPgid = null;
         draft.currentStory = null;
         draft.currentAttempt = null;
-        // A stopped attempt does not count against the story: a resume tries it afresh.
-        draft.stories[story.id] = result.stopped
-          ? { ...spent, attempts: step.attempt - 1 }
-          : { ...spent, lastFailure: failure };
+        // A stopped attempt, or one that could not run (not logged in, agent CLI gone), does not
+        // count against the story: a resume tries it afresh instead of finding it exhausted.
+        draft.stories[story.id] =
+          result.stopped || result.fatal !== null
+            ? { ...spent, attempts: step.attempt - 1 }
+            : { ...spent, lastFailure: failure };
       },
     });
     emit({ type: 'checkpoint.reverted', storyId: story.id, attempt: step.attempt, ...reverted });
