@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { splitCommandLine } from '../agents/command-line.js';
 import { RalphError } from '../core/errors.js';
 import type { CompletionChoice, RunEvent } from '../core/events.js';
 import { changedFilesSince } from '../git/changed-files.js';
@@ -21,7 +23,7 @@ export function createUiController(
   const runs = new Map<string, CheckpointRun>();
   let active: RunHandle | null = null;
   const agentLabel =
-    options.agent === 'command' ? `command (${options.agentCommand ?? ''})` : options.agent;
+    options.agent === 'command' ? commandLabel(options.agentCommand ?? '') : options.agent;
 
   return {
     listChanges: async () => listChanges(findOpenSpecRoot(cwd)),
@@ -92,4 +94,11 @@ export function createUiController(
     },
     stopActive: () => active?.stop(),
   };
+}
+
+/** A short label for a command agent: the base names of its words, so the options row fits. */
+function commandLabel(commandLine: string): string {
+  const words = splitCommandLine(commandLine).map((w) => path.basename(w));
+  const label = words.join(' ');
+  return `command (${label.length > 40 ? `${label.slice(0, 39)}…` : label})`;
 }

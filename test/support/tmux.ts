@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+
+/** Whether tmux can be used here (CI installs it; see .ci/run). */
+export function tmuxAvailable(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A program running in a real terminal under tmux, driven the way a person would:
+ * keys in with send-keys, the screen read back with capture-pane.
+ */
+export class TmuxSession {
+  private constructor(readonly name: string) {}
+
+  /** Starts `argv` (no shell: tmux is given the words) in a detached session of the given size. */
+  static start(
+    name: string,
+    argv: readonly string[],
+    options: { cwd: string; env: Record<string, string>; width?: number; height?: number },
+  ): TmuxSession {
+    const envArgs = Object.entries(options.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    execFileSync('tmux', [
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      String(options.width ?? 100),
+      '-y',
+      String(options.height ?? 30),
+      '-c',
+      options.cwd,
+      ...envArgs,
+      ...argv,
+    ]);
+    // Keep the pane after the program exits, so its last screen and exit status can be read.
+    execFileSync('tmux', ['set-option', '-t', name, 'remain-on-exit', 'on']);
+    return new TmuxSession(name);
+  }
+
+  screen(): string {
+    return execFileSync('tmux', ['capture-pane', '-p', '-t', this.name], { encoding: 'utf8' });
+  }
+
+  keys(...keys: string[]): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
+  }
+
+  /** The program's exit status once it has ended, else null. */
+  exitStatus(): number | null {
+    const out = execFileSync(
+      'tmux',
+      ['display-message', '-p', '-t', this.name, '#{pane_dead} #{pane_dead_status}'],
+      { encoding: 'utf8' },
+    ).trim();
+    const [dead, status] = out.split(' ');
+    return dead === '1' ? Number(status) : null;
+  }
+
+  /** Polls the screen until `test` holds; fails with the last screen after `timeoutMs`. */
+  async waitFor(test: RegExp | ((screen: string) => boolean), timeoutMs = 20_000): Promise<string> {
+    const check = typeof test === 'function' ? test : (s: string) => test.test(s);
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (check(last)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${String(test)}; the screen was:\n${last}`);
+  }
+
+  async waitForExit(timeoutMs = 20_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const status = this.exitStatus();
+      if (status !== null) return status;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the program did not exit; the screen was:\n${this.screen()}`);
+  }
+
+  kill(): void {
+    try {
+      execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+  }
+}
