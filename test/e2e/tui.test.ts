@@ -92,7 +92,7 @@ describe.skipIf(!tmuxAvailable())('ralphtool UI under tmux', () => {
     expect(completion).toMatch(/Stopped/i);
     expect(completion).toContain('original branch main');
     session.keys('Enter');
-    const result = await session.waitFor(/Changed files/);
+    const result = await session.waitFor(/Changed files against main/);
     expect(result).toMatch(/A docs\.md/);
     expect(result).toMatch(/A hello\.txt/);
     expect(result).not.toMatch(/extras\.txt/);
