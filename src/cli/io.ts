@@ -4,7 +4,7 @@ import type { Style } from './style.js';
 export interface CommandIO {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; writableLength?: number };
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   style: Style;

@@ -39,7 +39,10 @@ export function demoClosing(closing: DemoClosing): string {
   const branch = `ralph/${change}`;
   const lines = ['', `The demo repository stays in place: ${dir}`];
   if (closing.run === 'none') {
-    lines.push('  nothing was run in it; open the UI there to run the change:', `    ralphtool -C ${dir}`);
+    lines.push(
+      '  nothing was run in it; open the UI there to run the change:',
+      `    ralphtool -C ${dir}`,
+    );
   } else if (closing.run === 'unfinished') {
     lines.push(
       '  the run was stopped before it ended; it is recorded, to go on or end it:',
@@ -60,12 +63,12 @@ export function demoClosing(closing: DemoClosing): string {
   }
   if (closing.savedAttemptRef !== null) {
     lines.push(
-      '  the failed attempt was saved before it was reverted:',
+      '  the work of the reverted attempt was saved:',
       `    git -C ${dir} show --stat ${closing.savedAttemptRef}`,
     );
   }
   lines.push(
-    '  the run as ralphtool recorded it, and the project tests:',
+    '  what ralphtool recorded, and the project tests:',
     `    ralphtool -C ${dir} status`,
     `    cd ${dir} && npm test`,
     `  remove it when you are done: rm -rf ${dir}`,

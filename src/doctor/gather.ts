@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { findProgram } from '../agents/preflight.js';
 import { RalphError } from '../core/errors.js';
+import { GitError } from '../git/git-error.js';
 import { git, type GitContext } from '../git/git.js';
 import { headPosition, locateRepo } from '../git/repo.js';
 import { operationsInProgress, statusEntries } from '../git/status.js';
@@ -49,6 +50,8 @@ async function gitVersion(ctx: GitContext): Promise<DoctorFacts['git']> {
     const version = /(\d+\.\d+(?:\.\d+)?)/.exec(raw)?.[1] ?? null;
     return { version, raw };
   } catch (error) {
+    // git ran but failed: report what it said; any other refusal means it is not there.
+    if (error instanceof GitError) return { version: null, raw: error.message };
     if (error instanceof RalphError) return null;
     throw error;
   }

@@ -1,6 +1,7 @@
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { launchRun, type RunMode } from '../../run/launch.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
+import { gateAgentChatter } from '../../run/output-gate.js';
 import { askCompletionChoice } from '../completion-prompt.js';
 import type { CommandIO } from '../io.js';
 import { ProgressPrinter } from '../render/progress.js';
@@ -21,10 +22,10 @@ export async function runCommand(
   assertDirectory(opts.cwd);
 
   const printer = new ProgressPrinter((text) => io.stdout.write(text), io.style);
-  const emit = (event: RunEvent): void => {
+  const emit = gateAgentChatter(io.stdout, (event: RunEvent): void => {
     if (options.json) io.stdout.write(toNdjsonLine(timed(event)));
     else printer.handle(event);
-  };
+  });
   const stop = new AbortController();
   const exitNow = (code: number): never => process.exit(code);
   const removeSignals = installStopSignals(stop, (m) => io.stderr.write(m), exitNow);
