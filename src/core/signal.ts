@@ -25,6 +25,13 @@ export function parseSignal(finalAnswer: string): AgentSignal | null {
   return last;
 }
 
+/** The text of the last complete signal in `text` (tags included), or null. */
+export function lastSignalText(text: string): string | null {
+  let last: string | null = null;
+  for (const match of text.matchAll(SIGNAL)) last = match[0];
+  return last;
+}
+
 function clip(text: string): string {
   return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH)}…` : text;
 }

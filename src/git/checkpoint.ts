@@ -4,6 +4,7 @@ import type { RunPaths } from '../run/paths.js';
 import { writeRunState } from '../run/state.js';
 import type { RunOutcome, RunState, RunStep } from '../run/state.js';
 import { commitStory } from './accept.js';
+import { clearStaleIndexLock } from './index-lock.js';
 import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
 import { headPosition } from './repo.js';
@@ -12,7 +13,7 @@ import { restoreCheckpoint } from './revert.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
-import { isClean, operationInProgress } from './status.js';
+import { dirtySubmodules, isClean, operationInProgress } from './status.js';
 
 export interface RunOptions {
   /** Any directory inside the repository. */
@@ -113,6 +114,7 @@ export class CheckpointRun {
   async accept(storyId: string, opts: RecordOptions = {}): Promise<string> {
     const step: RunStep = { op: 'accept', storyId };
     const resuming = await this.enterStep(step, opts);
+    await clearStaleIndexLock(this.repo);
     const sha = await commitStory(this.runGit(opts), this.checkpointSha, storyId, resuming);
     await this.update((draft) => {
       draft.checkpointSha = sha;
@@ -126,6 +128,7 @@ export class CheckpointRun {
   async revert(storyId: string, attempt: number, opts: RecordOptions = {}): Promise<RevertResult> {
     const step: RunStep = { op: 'revert', storyId, attempt };
     const resuming = await this.enterStep(step, opts);
+    await clearStaleIndexLock(this.repo);
     const toSha = this.checkpointSha;
     const { savedRef } = await restoreCheckpoint(this.runGit(opts), {
       checkpoint: toSha,
@@ -171,6 +174,7 @@ export class CheckpointRun {
         draft.step = { op: 'cleanup' };
       });
     }
+    await clearStaleIndexLock(this.repo);
     await returnToOriginal(this.runGit(opts), this.current, resuming);
     await this.finish('cleanup', opts.outcome);
   }
@@ -197,9 +201,21 @@ export class CheckpointRun {
         });
         break;
       }
-      case 'accept':
-        await this.accept(requireStory(step), opts);
+      case 'accept': {
+        // The loop's own record of the acceptance was lost with the crash: write it now.
+        const storyId = requireStory(step);
+        await this.accept(storyId, {
+          ...opts,
+          record: (draft) => {
+            const story = draft.stories[storyId];
+            if (story) story.completed = true;
+            draft.currentStory = null;
+            draft.currentAttempt = null;
+            draft.agentPgid = null;
+          },
+        });
         break;
+      }
       case 'revert':
         await this.revert(requireStory(step), step.attempt ?? 0, opts);
         break;
@@ -214,6 +230,11 @@ export class CheckpointRun {
         break;
     }
     return step;
+  }
+
+  /** Submodules with changes of their own, which no revert touches (so they are reported). */
+  async dirtySubmodules(opts: CallOptions = {}): Promise<string[]> {
+    return dirtySubmodules(this.runGit(opts).ctx, this.repo.root);
   }
 
   /** Attempt refs of this change (every failed attempt's saved work). */

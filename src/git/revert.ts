@@ -41,8 +41,13 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
   const checkpointTree = await treeOf(ctx, checkpoint);
   const message = `ralphtool: attempt ${opts.label} of ${g.change}`;
 
-  // 1. Save the attempt without touching the real index or the files.
+  // 1. Save the attempt without touching the real index or the files. A revert resumed after
+  //    its save (the ref's first-parent line reaches this checkpoint) keeps that save: the work
+  //    tree may be half reverted already, and snapshotting it again would bury the attempt's work.
   const previous = await resolveCommit(ctx, ref);
+  if (opts.resuming && previous !== null && (await savedFrom(ctx, previous, checkpoint))) {
+    return finishRestore(g, opts, previous, message);
+  }
   const tree = await snapshotWorkTree(ctx, {
     scratchDir: g.paths.dir,
     startIndex: indexFile(repo),
@@ -59,6 +64,19 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
     await updateRef(g, ref, saved);
   }
 
+  return finishRestore(g, opts, saved, message);
+}
+
+/** Steps 2 and 3 of a revert: back to the checkpoint, untracked files saved and removed. */
+async function finishRestore(
+  g: RunGit,
+  opts: RestoreOptions,
+  savedSoFar: string,
+  message: string,
+): Promise<RestoreResult> {
+  const { ctx, repo } = g;
+  const { checkpoint, ref } = opts;
+  let saved = savedSoFar;
   // 2. Back to the checkpoint, whatever branch (or none) the attempt left HEAD on.
   await quitOperations(ctx, repo.gitDir);
   await git(ctx, ['checkout', '-q', '-f', '-B', g.branch, checkpoint, '--'], {
@@ -99,6 +117,13 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
 async function untrackedFiles(g: RunGit): Promise<string[]> {
   const out = await git(g.ctx, ['ls-files', '-z', '--others', '--exclude-standard']);
   return out.stdout.split('\0').filter((path) => path !== '');
+}
+
+/** Whether a save was made from this checkpoint (a save, then up to a few "files it ignored"). */
+async function savedFrom(ctx: RunGit['ctx'], save: string, checkpoint: string): Promise<boolean> {
+  const depth = String(MAX_CLEAN_PASSES + 2);
+  const out = await git(ctx, ['rev-list', '--first-parent', '-n', depth, save]);
+  return out.stdout.split('\n').includes(checkpoint);
 }
 
 async function updateRef(g: RunGit, ref: string, sha: string): Promise<void> {

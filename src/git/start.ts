@@ -111,6 +111,7 @@ function initialState(change: string, branch: string, head: HeadPosition): RunSt
     updatedAt: now,
     pid: process.pid,
     agentPgid: null,
+    agentIdentity: null,
     host: hostname(),
   };
 }

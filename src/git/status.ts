@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git } from './git.js';
@@ -47,21 +48,33 @@ export interface StatusEntry {
  */
 export async function statusEntries(
   ctx: GitContext,
-  opts: { readOnly?: boolean } = {},
+  opts: { readOnly?: boolean; submodules?: 'none' | 'dirty' } = {},
 ): Promise<StatusEntry[]> {
   const result = await git(
     ctx,
-    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
+    [
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      `--ignore-submodules=${opts.submodules ?? 'none'}`,
+    ],
     opts.readOnly ? { env: { GIT_OPTIONAL_LOCKS: '0' } } : {},
   );
   return parsePorcelainZ(result.stdout);
 }
 
+/**
+ * Whether the work tree is at its commit. Changes inside a submodule's own work tree do not
+ * count: ralphtool never reverts inside submodules (they are other repositories), so counting
+ * them would make every check "repair" what it cannot touch. A submodule moved to another
+ * commit does count.
+ */
 export async function isClean(
   ctx: GitContext,
   opts: { readOnly?: boolean } = {},
 ): Promise<boolean> {
-  return (await statusEntries(ctx, opts)).length === 0;
+  return (await statusEntries(ctx, { ...opts, submodules: 'dirty' })).length === 0;
 }
 
 /** Parses `status --porcelain=v1 -z`: `XY path\0`, renames and copies followed by `from\0`. */
@@ -89,4 +102,30 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Submodules whose own work tree has changes (tracked or untracked). ralphtool never reverts
+ * inside a submodule, so these are reported instead. Cheap when there is no `.gitmodules`.
+ */
+export async function dirtySubmodules(ctx: GitContext, root: string): Promise<string[]> {
+  if (!existsSync(join(root, '.gitmodules'))) return [];
+  const result = await git(ctx, [
+    'status',
+    '--porcelain=v2',
+    '-z',
+    '--untracked-files=no',
+    '--ignore-submodules=none',
+  ]);
+  const dirty: string[] = [];
+  for (const entry of result.stdout.split('\0')) {
+    // `1 XY SCMU mH mI mW hH hI path`: the 3rd field says S(ubmodule), C(ommit), M(odified), U(ntracked).
+    if (!entry.startsWith('1 ') && !entry.startsWith('2 ')) continue;
+    const fields = entry.split(' ');
+    const sub = fields[2] ?? '';
+    if (sub.startsWith('S') && (sub[2] === 'M' || sub[3] === 'U')) {
+      dirty.push(fields.slice(entry.startsWith('1 ') ? 8 : 9).join(' '));
+    }
+  }
+  return dirty;
 }

@@ -47,6 +47,22 @@ function isZombie(pid: number): boolean {
   }
 }
 
+/**
+ * A process's identity beyond its pid, which the OS reuses: this boot and the process's
+ * start time. Null where /proc does not tell (then only the pid can be checked).
+ */
+export function processIdentity(pid: number): string | null {
+  const start = processStartTime(pid);
+  if (start === null) return null;
+  let boot: string;
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    boot = '';
+  }
+  return `${boot}:${start}`;
+}
+
 /** True when the process that wrote the lock is still running on this machine. */
 export function holderAlive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true; // cannot tell: assume it is alive
@@ -119,10 +135,19 @@ export async function acquireLock(
   throw new RuntimeError(`cannot take the lock ${path}: another ralphtool keeps taking it`);
 }
 
+/**
+ * Best effort: a lock that cannot be removed (the folder became unwritable, the disk is
+ * full) is stale once this process exits and is taken over then; failing here would only
+ * hide the error that ended the run.
+ */
 async function releaseLock(path: string, me: LockHolder): Promise<void> {
-  const state = await readLock(path).catch(() => null);
-  if (state?.kind === 'held' && state.holder.pid === me.pid && state.holder.host === me.host) {
-    await rm(path, { force: true });
+  try {
+    const state = await readLock(path);
+    if (state.kind === 'held' && state.holder.pid === me.pid && state.holder.host === me.host) {
+      await rm(path, { force: true });
+    }
+  } catch {
+    // see above
   }
 }
 

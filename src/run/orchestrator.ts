@@ -5,6 +5,7 @@ import type { CompletionChoice, FailureKind, RunEvent, RunOutcome } from '../cor
 import { exitCodeFor, nextStep } from '../core/loop.js';
 import type { PromptChangePaths } from '../core/prompt.js';
 import type { CheckpointRun } from '../git/index.js';
+import { processIdentity } from './lock.js';
 import { promptFile, transcriptFile } from './paths.js';
 import { newStoryProgress, type StoryProgress } from './state.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
@@ -59,6 +60,22 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
     maxRetries: setup.options.maxRetries,
     stories: stories.map((s) => ({ id: s.id, title: s.title, done: s.done })),
   });
+
+  // Submodules are other repositories: never reverted, so their changes are reported once.
+  let reportedSubmodules = '';
+  const reportDirtySubmodules = async (): Promise<void> => {
+    const dirty = await run.dirtySubmodules();
+    const key = dirty.join('\0');
+    if (dirty.length > 0 && key !== reportedSubmodules) {
+      emit({
+        type: 'error',
+        message: `submodule(s) with changes of their own: ${dirty.join(', ')}; ralphtool never reverts inside submodules, so these stay as they are`,
+        fatal: false,
+      });
+    }
+    reportedSubmodules = key;
+  };
+  await reportDirtySubmodules();
 
   const progressOf = (id: string): StoryProgress => run.state.stories[id] ?? newStoryProgress();
 
@@ -148,6 +165,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
       },
     });
     emit({ type: 'checkpoint.reverted', storyId: story.id, attempt: step.attempt, ...reverted });
+    await reportDirtySubmodules();
     if (result.fatal !== null) {
       fatalError = result.fatal;
       emit({ type: 'error', message: result.fatal, fatal: true });
@@ -178,6 +196,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
           onAgentSpawn: (pgid) => {
             pgidWrite = run.update((draft) => {
               draft.agentPgid = pgid;
+              draft.agentIdentity = processIdentity(pgid);
             });
           },
         },

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { notInRepo } from '../git/run-git.js';
 import { groupAlive, signalGroup } from '../process/process-group.js';
 import { runPaths } from './paths.js';
 import type { RunState } from './state.js';
-import { acquireLock, type HeldLock, type LockHolder } from './lock.js';
+import { acquireLock, processIdentity, type HeldLock, type LockHolder } from './lock.js';
 
 export interface SessionLocks {
   /** Warnings worth showing (a stale lock taken over). */
@@ -65,7 +65,7 @@ export async function lockSession(
     },
     forgetIfUnused: async () => {
       if (existsSync(paths.state)) return;
-      await rm(paths.dir, { recursive: true, force: true });
+      await rm(paths.dir, { recursive: true, force: true }).catch(() => undefined);
       // The folder of all runs too, when this was its only one (rmdir refuses a non-empty one).
       await rmdir(path.dirname(paths.dir)).catch(() => undefined);
     },
@@ -79,6 +79,10 @@ export async function lockSession(
 export function killOrphanedAgent(state: RunState): boolean {
   const pgid = state.agentPgid;
   if (pgid === null || state.host !== hostname() || !groupAlive(pgid)) return false;
+  // Pids are reused: kill only a group that still belongs to the recorded agent.
+  if (state.agentIdentity === null || !groupIsRecordedAgent(pgid, state.agentIdentity)) {
+    return false;
+  }
   signalGroup(pgid, 'SIGKILL');
   return true;
 }
@@ -90,4 +94,41 @@ export function assertResumable(state: RunState, command: 'resume' | 'finish'): 
       `the run of ${state.change} is already finished (${state.choice ?? 'ended'}): nothing to ${command}; start a new one with \`ralphtool run ${state.change}\``,
     );
   }
+}
+
+/**
+ * The group is the recorded agent's when its leader is that very process, or, once the
+ * leader has exited, when its members started after it in the same boot (its children).
+ */
+function groupIsRecordedAgent(pgid: number, recorded: string): boolean {
+  const leader = processIdentity(pgid);
+  if (leader !== null) return leader === recorded;
+  const [boot, startText] = recorded.split(':');
+  const start = Number(startText);
+  if (boot === undefined || !Number.isFinite(start)) return false;
+  return groupMembers(pgid).some((pid) => {
+    const identity = processIdentity(pid);
+    if (identity === null) return false;
+    const [memberBoot, memberStart] = identity.split(':');
+    return memberBoot === boot && Number(memberStart) >= start;
+  });
+}
+
+/** Pids whose process group is `pgid` (Linux /proc; elsewhere none can be told). */
+function groupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  return entries.map(Number).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[2]) === pgid;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -56,6 +56,8 @@ export const runStateSchema = z.object({
   pid: z.number().int().nullable(),
   /** Process group of the agent running now; a crashed ralphtool's agent is killed through it. */
   agentPgid: z.number().int().nullable().default(null),
+  /** Identity of that process (boot + start time), so a reused pid is never killed by mistake. */
+  agentIdentity: z.string().nullable().default(null),
   host: z.string(),
 });
 

@@ -1,3 +1,4 @@
+import { parseSignal } from '../../src/core/signal.js';
 import { describe, expect, it } from 'vitest';
 import { CODEX_AUTH_MESSAGE, createCodexTranslator } from '../../src/agents/codex-translator.js';
 import { createCommandTranslator } from '../../src/agents/command-translator.js';
@@ -151,7 +152,25 @@ describe('command translator', () => {
     for (let i = 0; i < 1000; i += 1) t.push(`line ${i}`, false);
     t.push('<promise>COMPLETE</promise>', false);
     const answer = t.finish('').finalAnswer;
-    expect(answer.length).toBe(100);
+    // The kept end, plus at most the last signal carried over from the part cut away.
+    expect(answer.length).toBeLessThanOrEqual(100 + '<promise>COMPLETE</promise>\n'.length);
+    expect(answer).not.toContain('line 1\n');
     expect(answer.endsWith('<promise>COMPLETE</promise>\n')).toBe(true);
+  });
+
+  it('keeps a signal that is followed by more output than the kept end', () => {
+    const t = createCommandTranslator({ maxAnswerChars: 100 });
+    t.push('<promise>COMPLETE</promise>', false);
+    for (let i = 0; i < 1000; i += 1) t.push(`trailing log line ${i}`, false);
+    expect(parseSignal(t.finish('').finalAnswer)).toEqual({ kind: 'complete' });
+
+    const later = createCommandTranslator({ maxAnswerChars: 100 });
+    later.push('<promise>COMPLETE</promise>', false);
+    for (let i = 0; i < 1000; i += 1) later.push(`more ${i}`, false);
+    later.push('<promise>FAILED: changed my mind</promise>', false);
+    expect(parseSignal(later.finish('').finalAnswer)).toEqual({
+      kind: 'failed',
+      reason: 'changed my mind',
+    });
   });
 });

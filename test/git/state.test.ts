@@ -50,6 +50,7 @@ function sampleState(): RunState {
     updatedAt: now,
     pid: 123,
     agentPgid: null,
+    agentIdentity: null,
     host: 'box',
   };
 }

@@ -1,0 +1,323 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli, type CliRun } from '../../support/cli.js';
+import { makeChangeRepo, type TempRepo } from '../../support/temp-repo.js';
+import { LiveCli, killGroup } from './live-cli.js';
+import { diffSnapshots, snapshotPaths, type FileEntry } from './snapshot.js';
+
+/** The scriptable fake agent (see its header for the scenario format). */
+export const FAKE_AGENT = path.resolve('test/fixtures/agents/fake-agent.mjs');
+
+export type Step = Record<string, unknown>;
+/** `{ "<story>-<attempt>" | "<story>-*" | "*": [action…] }` */
+export type Scenario = Record<string, Step[]>;
+
+/** Quotes a word for `--agent-command`, which is split into words like a shell would. */
+export function quote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `--agent command --agent-command "<node> <script>"`. */
+export function agentFlags(script = FAKE_AGENT): string[] {
+  return ['--agent', 'command', '--agent-command', `${quote(process.execPath)} ${quote(script)}`];
+}
+
+/** Story i (1-based) titled "Story i" with `tasks` tasks. */
+export function stories(count: number, tasks = 1): { title: string; tasks: string[] }[] {
+  return Array.from({ length: count }, (_, i) => ({
+    title: `Story ${i + 1}`,
+    tasks: Array.from({ length: tasks }, (_, j) => `do thing ${j + 1} of story ${i + 1}`),
+  }));
+}
+
+/** The usual successful attempt: write a file, tick every task of the story, COMPLETE. */
+export function succeed(file: string, content: string): Step[] {
+  return [{ write: file, content }, { tick: 'all' }, { signal: 'COMPLETE' }];
+}
+
+/** Each story N writes `src/story-N.txt` and completes. */
+export const ALL_SUCCEED: Scenario = {
+  '*': [{ write: 'src/story.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+};
+
+/**
+ * The user's own files, one of each kind the contract protects. `.gitignore` ignores `.env`,
+ * `node_modules/` and `build/`. What the working tree holds when the run starts:
+ */
+export const USER_FILES = {
+  committed: ['docs/stable.md', 'bin/tool.sh', '.gitignore'],
+  /** Committed, then changed without committing. */
+  uncommitted: ['docs/draft.md'],
+  untracked: ['notes/todo.txt'],
+  ignored: ['.env', 'node_modules/pkg/index.js', 'build/out.bin'],
+} as const;
+
+export const ALL_USER_FILES: readonly string[] = Object.values(USER_FILES).flat();
+
+/**
+ * A test's world: a repository holding one change plus the user's own files of every kind,
+ * and a scratch folder (outside the repository) for the agent's scenario and logs.
+ */
+export class FaultWorld {
+  readonly repo: TempRepo;
+  readonly scratch: string;
+  readonly logDir: string;
+  readonly scenarioFile: string;
+  /** Extra environment for every ralphtool (and so agent) this world starts. */
+  agentEnv: Record<string, string> = {};
+  /** Process groups to kill after the test (agents a killed ralphtool left behind). */
+  readonly strayGroups: number[] = [];
+  private userBefore: Map<string, FileEntry | null> | null = null;
+
+  constructor(
+    readonly change: string,
+    storyCount: number,
+    opts: { tasksPerStory?: number; extraFiles?: Record<string, string>; userFiles?: boolean } = {},
+  ) {
+    const user = opts.userFiles === false ? {} : committedUserFiles();
+    this.repo = makeChangeRepo(change, stories(storyCount, opts.tasksPerStory ?? 1), {
+      ...user,
+      ...opts.extraFiles,
+    });
+    if (opts.userFiles !== false) {
+      chmodSync(path.join(this.dir, 'bin/tool.sh'), 0o755);
+      this.git('add', 'bin/tool.sh');
+      this.git('commit', '-q', '-m', 'tool is executable');
+      this.addUncommittedUserFiles();
+    }
+    this.scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ralphtool-fault-')));
+    this.logDir = path.join(this.scratch, 'log');
+    this.scenarioFile = path.join(this.scratch, 'scenario.json');
+    if (opts.userFiles !== false) this.userBefore = snapshotPaths(this.dir, ALL_USER_FILES);
+  }
+
+  get dir(): string {
+    return this.repo.dir;
+  }
+
+  get branch(): string {
+    return `ralph/${this.change}`;
+  }
+
+  /** `.git/ralphtool/<change>/` */
+  get runDir(): string {
+    return path.join(this.dir, '.git', 'ralphtool', this.change);
+  }
+
+  get stateFile(): string {
+    return path.join(this.runDir, 'state.json');
+  }
+
+  get tasksPath(): string {
+    return `openspec/changes/${this.change}/tasks.md`;
+  }
+
+  scenario(scenario: Scenario): this {
+    writeFileSync(this.scenarioFile, JSON.stringify(scenario));
+    return this;
+  }
+
+  env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+    return {
+      GIT_DIR: undefined,
+      GIT_WORK_TREE: undefined,
+      GIT_INDEX_FILE: undefined,
+      GIT_OBJECT_DIRECTORY: undefined,
+      FAKE_AGENT_SCENARIO: this.scenarioFile,
+      FAKE_AGENT_LOG_DIR: this.logDir,
+      ...this.agentEnv,
+      ...extra,
+    };
+  }
+
+  /** `ralphtool <args>` run to its end. */
+  cli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+    return runCli(args, { cwd: this.dir, env: this.env(env), timeoutMs: 300_000 });
+  }
+
+  /** `ralphtool run|resume <change> --json --on-complete <choice>` with the fake agent. */
+  loop(
+    command: 'run' | 'resume',
+    extra: readonly string[] = [],
+    opts: { onComplete?: 'keep' | 'cleanup'; agent?: string } = {},
+  ): Promise<CliRun> {
+    return this.cli([
+      command,
+      this.change,
+      ...agentFlags(opts.agent),
+      '--json',
+      '--on-complete',
+      opts.onComplete ?? 'keep',
+      ...extra,
+    ]);
+  }
+
+  /** The same as a live process, to kill or watch. */
+  spawn(
+    command: 'run' | 'resume',
+    extra: readonly string[] = [],
+    opts: { onComplete?: 'keep' | 'cleanup'; agent?: string; keepMessages?: boolean } = {},
+  ): LiveCli {
+    return new LiveCli(
+      [
+        command,
+        this.change,
+        ...agentFlags(opts.agent),
+        '--json',
+        '--on-complete',
+        opts.onComplete ?? 'keep',
+        ...extra,
+      ],
+      this.dir,
+      this.env(),
+      opts.keepMessages ?? true,
+    );
+  }
+
+  async statusJson(): Promise<{ runs: Record<string, unknown>[] }> {
+    const result = await this.cli(['status', '--json']);
+    if (result.exitCode !== 0) throw new Error(`status failed: ${result.stderr}`);
+    return JSON.parse(result.stdout) as { runs: Record<string, unknown>[] };
+  }
+
+  /** The state file as JSON (throws when missing). */
+  state(): Record<string, unknown> & { stories: Record<string, Record<string, unknown>> } {
+    return JSON.parse(readFileSync(this.stateFile, 'utf8')) as Record<string, unknown> & {
+      stories: Record<string, Record<string, unknown>>;
+    };
+  }
+
+  writeState(state: Record<string, unknown>): void {
+    mkdirSync(this.runDir, { recursive: true });
+    writeFileSync(this.stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  }
+
+  git(...args: string[]): string {
+    return this.repo.git(...args);
+  }
+
+  sha(rev: string): string {
+    return this.git('rev-parse', '--verify', rev).trim();
+  }
+
+  currentBranch(): string {
+    return this.git('rev-parse', '--abbrev-ref', 'HEAD').trim();
+  }
+
+  branchExists(branch: string): boolean {
+    return this.git('branch', '--list', branch).trim() !== '';
+  }
+
+  subjects(range: string): string[] {
+    return this.git('log', '--reverse', '--format=%s', range)
+      .split('\n')
+      .filter((line) => line !== '');
+  }
+
+  attemptRefs(): string[] {
+    return this.git('for-each-ref', '--format=%(refname)', `refs/ralphtool/${this.change}/`)
+      .split('\n')
+      .filter((line) => line !== '');
+  }
+
+  /** `git status --porcelain`, untracked files one by one, ignored ones left out. */
+  status(): string[] {
+    return this.git('status', '--porcelain', '--untracked-files=all')
+      .split('\n')
+      .filter((line) => line !== '');
+  }
+
+  /** Files of a commit, sorted. */
+  treeFiles(rev: string): string[] {
+    return this.git('ls-tree', '-r', '--name-only', '-z', rev)
+      .split('\0')
+      .filter((line) => line !== '')
+      .sort();
+  }
+
+  read(file: string): string {
+    return readFileSync(path.join(this.dir, file), 'utf8');
+  }
+
+  exists(file: string): boolean {
+    return existsSync(path.join(this.dir, file));
+  }
+
+  write(file: string, content: string | Buffer): void {
+    const full = path.join(this.dir, file);
+    mkdirSync(path.dirname(full), { recursive: true });
+    writeFileSync(full, content);
+  }
+
+  /** True when the fake agent was started for this attempt. */
+  invoked(storyId: string, attempt: number): boolean {
+    return existsSync(path.join(this.logDir, `invocation-${storyId}-${attempt}.json`));
+  }
+
+  childPid(storyId: string, attempt: number): number | null {
+    try {
+      return Number(
+        readFileSync(path.join(this.logDir, `child-${storyId}-${attempt}.pid`), 'utf8'),
+      );
+    } catch {
+      return null;
+    }
+  }
+
+  /** Takes the user's files as they are now as the reference (after a test changed them on purpose). */
+  rebaseline(): void {
+    this.userBefore = snapshotPaths(this.dir, ALL_USER_FILES);
+  }
+
+  /** How the user's files differ from when the world was made (empty = byte-identical). */
+  userFilesChanged(): string[] {
+    if (this.userBefore === null) throw new Error('this world has no user files');
+    return diffSnapshots(this.userBefore, snapshotPaths(this.dir, ALL_USER_FILES));
+  }
+
+  /** The user's files as committed into a commit's tree (must equal the working files). */
+  userFilesIn(rev: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const file of [
+      ...USER_FILES.committed,
+      ...USER_FILES.uncommitted,
+      ...USER_FILES.untracked,
+    ]) {
+      out[file] = this.git('show', `${rev}:${file}`);
+    }
+    return out;
+  }
+
+  remove(): void {
+    for (const group of this.strayGroups) killGroup(group);
+    this.repo.remove();
+    rmSync(this.scratch, { recursive: true, force: true });
+  }
+
+  private addUncommittedUserFiles(): void {
+    this.write('docs/draft.md', 'draft v2, not committed yet\n');
+    this.write('notes/todo.txt', 'my own notes\n');
+    this.write('.env', 'SECRET=do-not-lose\n');
+    this.write('node_modules/pkg/index.js', 'module.exports = 42;\n');
+    this.write('build/out.bin', Buffer.from([0, 1, 2, 255, 254, 0, 10, 13]));
+  }
+}
+
+function committedUserFiles(): Record<string, string> {
+  return {
+    '.gitignore': '.env\nnode_modules/\nbuild/\n',
+    'docs/stable.md': 'stable docs\n',
+    'docs/draft.md': 'draft v1\n',
+    'bin/tool.sh': '#!/bin/sh\necho tool\n',
+  };
+}
