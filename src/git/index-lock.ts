@@ -26,7 +26,13 @@ export async function clearStaleIndexLock(repo: RepoLocation): Promise<boolean> 
       `${lock} is held by a running git process (pid ${holder}): wait for it to finish, then retry`,
     );
   }
-  await rm(lock, { force: true });
+  try {
+    await rm(lock, { force: true });
+  } catch (error) {
+    throw new RuntimeError(
+      `cannot remove the stale ${lock}: ${(error as Error).message}; remove it by hand, then retry`,
+    );
+  }
   return true;
 }
 

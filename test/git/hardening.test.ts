@@ -97,12 +97,16 @@ describe('interrupted sequences', () => {
     const r = repo();
     const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     r.write('a.txt', 'a\n');
-    writeFileSync(join(r.dir, '.git/index.lock'), '');
+    // A required clean filter that fails makes `git add` fail inside the accept sequence.
+    r.git('config', 'filter.boom.clean', 'false');
+    r.git('config', 'filter.boom.required', 'true');
+    r.write('.gitattributes', 'a.txt filter=boom\n');
     const error = await run.accept('1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitError);
-    expect((error as Error).message).toMatch(/index\.lock/);
+    expect((error as Error).message).toMatch(/boom|filter/);
     expect((await readRunState(run.paths.state))?.step).toEqual({ op: 'accept', storyId: '1' });
-    rmSync(join(r.dir, '.git/index.lock'));
+    r.git('config', '--unset', 'filter.boom.required');
+    r.git('config', '--unset', 'filter.boom.clean');
     const reopened = await open(r);
     expect(await reopened.finishInterruptedStep()).toEqual({ op: 'accept', storyId: '1' });
     expect(reopened.state.step).toBeNull();
