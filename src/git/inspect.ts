@@ -1,12 +1,11 @@
-import { assertValidChangeName } from '../core/change-name.js';
-import { ralphBranch, runPaths } from '../run/paths.js';
+import { ralphBranch } from '../run/paths.js';
 import type { RunPaths } from '../run/paths.js';
 import { readRunState } from '../run/state.js';
 import type { RunState } from '../run/state.js';
 import type { RunOptions } from './checkpoint.js';
-import { branchSha, headPosition, locateRepo } from './repo.js';
+import { branchSha, headPosition } from './repo.js';
 import type { HeadPosition, RepoLocation } from './repo.js';
-import { engineContext, notInRepo } from './run-git.js';
+import { locateRun } from './run-git.js';
 import { operationInProgress, statusEntries } from './status.js';
 import type { GitOperation, StatusEntry } from './status.js';
 
@@ -33,16 +32,7 @@ export interface RunInspection {
 
 /** Looks without changing anything: git may not even refresh the index. */
 export async function inspect(opts: RunOptions & { signal?: AbortSignal }): Promise<RunInspection> {
-  const change = assertValidChangeName(opts.change);
-  const engine = {
-    timeoutMs: opts.timeoutMs,
-    ...(opts.env ? { env: opts.env } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  };
-  const repo = await locateRepo({ cwd: opts.cwd, ...engine });
-  if (!repo) throw notInRepo(opts.cwd);
-  const ctx = engineContext(repo, engine);
-  const paths = runPaths(repo.gitCommonDir, change);
+  const { change, repo, ctx, paths } = await locateRun(opts);
   const branch = ralphBranch(change);
   const state = await readRunState(paths.state);
   const head = await headPosition(ctx);

@@ -1,19 +1,13 @@
-import { assertValidChangeName } from '../core/change-name.js';
 import { RuntimeError, UsageError } from '../core/errors.js';
-import { ralphBranch, runPaths } from '../run/paths.js';
+import { ralphBranch } from '../run/paths.js';
 import { readRunState } from '../run/state.js';
 import { CheckpointRun } from './checkpoint.js';
 import type { RunOptions } from './checkpoint.js';
-import { locateRepo } from './repo.js';
-import { notInRepo } from './run-git.js';
+import { locateRun } from './run-git.js';
 
 /** Loads a recorded run of `change` (for resume, finish and status); it is not changed. */
 export async function openRun(opts: RunOptions): Promise<CheckpointRun> {
-  const change = assertValidChangeName(opts.change);
-  const base = { timeoutMs: opts.timeoutMs, ...(opts.env ? { env: opts.env } : {}) };
-  const repo = await locateRepo({ cwd: opts.cwd, ...base });
-  if (!repo) throw notInRepo(opts.cwd);
-  const paths = runPaths(repo.gitCommonDir, change);
+  const { change, repo, engine, paths } = await locateRun(opts);
   const state = await readRunState(paths.state);
   if (!state) {
     throw new UsageError(
@@ -25,5 +19,5 @@ export async function openRun(opts: RunOptions): Promise<CheckpointRun> {
       `run state ${paths.state} belongs to ${state.change}, not ${change}: delete the folder ${paths.dir}`,
     );
   }
-  return new CheckpointRun(repo, paths, state, base);
+  return new CheckpointRun(repo, paths, state, engine);
 }

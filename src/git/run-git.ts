@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
-import type { RunPaths } from '../run/paths.js';
+import { assertValidChangeName } from '../core/change-name.js';
+import { runPaths, type RunPaths } from '../run/paths.js';
 import type { GitContext } from './git.js';
-import type { RepoLocation } from './repo.js';
+import { locateRepo, type RepoLocation } from './repo.js';
 
 /**
  * Settings for every git command of the checkpoint engine: the user's hooks (post-checkout,
@@ -51,4 +52,41 @@ export function notInRepo(cwd: string): UsageError {
   return new UsageError(
     `${cwd} is not inside a git work tree: run ralphtool in your repository (or pass -C <dir>), or create one with \`git init\``,
   );
+}
+
+/** Where a command about one change's run works: the repository, its context, the run folder. */
+export interface RunLocation {
+  change: string;
+  repo: RepoLocation;
+  ctx: GitContext;
+  engine: EngineOptions;
+  paths: RunPaths;
+}
+
+/**
+ * The first steps of start, open and inspect: a valid change name, the repository around
+ * `cwd` (refused outside one), the engine's git context and the change's run folder.
+ */
+export async function locateRun(opts: {
+  cwd: string;
+  change: string;
+  timeoutMs: number;
+  env?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+}): Promise<RunLocation> {
+  const change = assertValidChangeName(opts.change);
+  const engine: EngineOptions = {
+    timeoutMs: opts.timeoutMs,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const repo = await locateRepo({ cwd: opts.cwd, ...engine });
+  if (!repo) throw notInRepo(opts.cwd);
+  return {
+    change,
+    repo,
+    ctx: engineContext(repo, engine),
+    engine,
+    paths: runPaths(repo.gitCommonDir, change),
+  };
 }

@@ -1,17 +1,16 @@
 import { hostname } from 'node:os';
 import { rm } from 'node:fs/promises';
-import { assertValidChangeName } from '../core/change-name.js';
 import { UsageError } from '../core/errors.js';
-import { ralphBranch, runPaths } from '../run/paths.js';
+import { ralphBranch } from '../run/paths.js';
 import { readRunState, writeRunState } from '../run/state.js';
 import type { OriginalBranch, RunState } from '../run/state.js';
 import { CheckpointRun } from './checkpoint.js';
 import type { RunOptions } from './checkpoint.js';
 import { git } from './git.js';
 import type { GitContext } from './git.js';
-import { branchSha, headPosition, locateRepo } from './repo.js';
+import { branchSha, headPosition } from './repo.js';
 import type { HeadPosition } from './repo.js';
-import { engineContext, notInRepo } from './run-git.js';
+import { engineContext, locateRun } from './run-git.js';
 import { atOriginal } from './start-sequence.js';
 import { operationInProgress } from './status.js';
 
@@ -28,17 +27,8 @@ export interface StartOptions extends RunOptions {
  * as "initial state". The caller checks that the change exists and holds the run lock.
  */
 export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
-  const change = assertValidChangeName(opts.change);
-  const engine = {
-    timeoutMs: opts.timeoutMs,
-    ...(opts.env ? { env: opts.env } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  };
-  const repo = await locateRepo({ cwd: opts.cwd, ...engine });
-  if (!repo) throw notInRepo(opts.cwd);
-  const ctx = engineContext(repo, engine);
+  const { change, repo, ctx, engine, paths } = await locateRun(opts);
   const branch = ralphBranch(change);
-  const paths = runPaths(repo.gitCommonDir, change);
 
   const operation = await operationInProgress(repo.gitDir);
   if (operation) throw operationRefusal(operation);

@@ -1,3 +1,4 @@
+import { expectGone } from '../support/processes.js';
 import {
   existsSync,
   mkdirSync,
@@ -355,21 +356,3 @@ describe('codex backend', () => {
     await expect(running).rejects.toThrow(/npm install -g @openai\/codex/);
   });
 });
-
-async function expectGone(pid: number): Promise<void> {
-  expect(pid).toBeGreaterThan(0);
-  for (let i = 0; i < 50 && processAlive(pid); i += 1) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(processAlive(pid)).toBe(false);
-}
-
-/** Alive and not a zombie waiting for a reaper (containers often lack one). */
-function processAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}

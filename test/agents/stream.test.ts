@@ -1,3 +1,4 @@
+import { expectGone } from '../support/processes.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -237,21 +238,3 @@ describe('streamProcess', () => {
     expect(result.spawnError).toMatch(/ENOENT/);
   });
 });
-
-/** Gone, or a zombie nobody reaps (containers often lack an init that does). */
-async function expectGone(pid: number): Promise<void> {
-  expect(pid).toBeGreaterThan(0);
-  for (let i = 0; i < 50 && processAlive(pid); i += 1) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(processAlive(pid)).toBe(false);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { processAlive } from '../support/processes.js';
 import { describe, expect, it } from 'vitest';
 import { exec } from '../../src/process/exec.js';
 import { ProcessError } from '../../src/process/process-error.js';
@@ -72,13 +72,3 @@ describe('exec', () => {
     expect(groupAlive(2 ** 22 - 7)).toBe(false);
   });
 });
-
-/** Alive and not a zombie waiting for a reaper (containers often lack one). */
-function processAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}
