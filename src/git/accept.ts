@@ -44,6 +44,12 @@ export async function commitStory(
     `refs/heads/${g.branch}`,
     checkpoint,
   ]);
+  // The index back to the checkpoint, then `add -A` from the files: what the agent staged or
+  // committed is taken from the work tree, except ignored files it force-added (`.env`,
+  // `node_modules/`), which must never end up in a checkpoint.
+  await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
+    context: 'could not reset the index',
+  });
   const sha = await commitEverything(ctx, message);
   await endBisect(ctx, repo.gitDir);
   return sha;

@@ -79,8 +79,19 @@ async function finishRestore(
   let saved = savedSoFar;
   // 2. Back to the checkpoint, whatever branch (or none) the attempt left HEAD on.
   await quitOperations(ctx, repo.gitDir);
-  await git(ctx, ['checkout', '-q', '-f', '-B', g.branch, checkpoint, '--'], {
+  //    Not `checkout -f`: it deletes every file the attempt's HEAD tracks and the checkpoint does
+  //    not, and an agent that force-added `.env` or `node_modules/` would lose the user's
+  //    ignored files that way. Instead the branch is pointed at the checkpoint, the index reset
+  //    to it (files only the attempt tracked become untracked, and ignored ones stay), and only
+  //    then the checkpoint's own files are rewritten.
+  await git(ctx, ['update-ref', '-m', 'ralphtool: revert', `refs/heads/${g.branch}`, checkpoint], {
     context: `could not return to ${g.branch}`,
+  });
+  await git(ctx, ['symbolic-ref', '-m', 'ralphtool: revert', 'HEAD', `refs/heads/${g.branch}`], {
+    context: `could not return to ${g.branch}`,
+  });
+  await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
+    context: 'could not reset the index',
   });
   await git(ctx, ['reset', '-q', '--hard', checkpoint], { context: 'could not reset the files' });
 

@@ -1,4 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const EXIT_RECORDER = path.resolve('test/support/exit-recorder.mjs');
 
 /** Whether tmux can be used here (CI installs it; see .ci/run). */
 export function tmuxAvailable(): boolean {
@@ -15,7 +20,10 @@ export function tmuxAvailable(): boolean {
  * keys in with send-keys, the screen read back with capture-pane.
  */
 export class TmuxSession {
-  private constructor(readonly name: string) {}
+  private constructor(
+    readonly name: string,
+    private readonly exitFile: string,
+  ) {}
 
   /** Starts `argv` (no shell: tmux is given the words) in a detached session of the given size. */
   static start(
@@ -24,6 +32,7 @@ export class TmuxSession {
     options: { cwd: string; env: Record<string, string>; width?: number; height?: number },
   ): TmuxSession {
     const envArgs = Object.entries(options.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    const exitFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'ralphtool-tmux-')), 'exit');
     execFileSync('tmux', [
       'new-session',
       '-d',
@@ -36,11 +45,14 @@ export class TmuxSession {
       '-c',
       options.cwd,
       ...envArgs,
+      process.execPath,
+      EXIT_RECORDER,
+      exitFile,
       ...argv,
     ]);
     // Keep the pane after the program exits, so its last screen and exit status can be read.
     execFileSync('tmux', ['set-option', '-t', name, 'remain-on-exit', 'on']);
-    return new TmuxSession(name);
+    return new TmuxSession(name, exitFile);
   }
 
   screen(): string {
@@ -53,13 +65,7 @@ export class TmuxSession {
 
   /** The program's exit status once it has ended, else null. */
   exitStatus(): number | null {
-    const out = execFileSync(
-      'tmux',
-      ['display-message', '-p', '-t', this.name, '#{pane_dead} #{pane_dead_status}'],
-      { encoding: 'utf8' },
-    ).trim();
-    const [dead, status] = out.split(' ');
-    return dead === '1' ? Number(status) : null;
+    return existsSync(this.exitFile) ? Number(readFileSync(this.exitFile, 'utf8')) : null;
   }
 
   /** Polls the screen until `test` holds; fails with the last screen after `timeoutMs`. */
@@ -86,6 +92,7 @@ export class TmuxSession {
   }
 
   kill(): void {
+    rmSync(path.dirname(this.exitFile), { recursive: true, force: true });
     try {
       execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
     } catch {

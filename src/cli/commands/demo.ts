@@ -8,11 +8,11 @@ import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { ralphBranch } from '../../run/paths.js';
 import { collectRunStatuses } from '../../run/status.js';
 import { readChange } from '../../spec/changes.js';
-import { renderApp } from '../../ui/render-app.js';
 import type { CommandIO } from '../io.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { createUiController } from '../ui-controller.js';
 import { runCommand } from './run.js';
+import { loadInteractiveUi } from '../interactive.js';
 
 const QUIT_AT_ONCE = 130;
 
@@ -71,7 +71,9 @@ function demoFlags(json: boolean): RawRunFlags {
 /** The interactive UI on the demo repository, showing the scripted agent by its name. */
 async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promise<number> {
   const options = { ...toRunOptions(flags, true), onComplete: 'ask' as const };
-  const controller = createUiController(repo.dir, options, io.env);
+  // A copy: loading the UI clears CI variables from this process, not from the agents'.
+  const controller = createUiController(repo.dir, options, { ...io.env });
+  const renderApp = await loadInteractiveUi();
   const demoController = {
     ...controller,
     runOptions: { ...controller.runOptions, agent: 'demo (scripted, no AI)' },

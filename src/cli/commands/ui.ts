@@ -1,4 +1,4 @@
-import { renderApp } from '../../ui/render-app.js';
+import { loadInteractiveUi } from '../interactive.js';
 import type { CommandIO } from '../io.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { createUiController } from '../ui-controller.js';
@@ -11,7 +11,9 @@ export async function uiCommand(
 ): Promise<number> {
   const options = toRunOptions(opts.flags, true);
   assertDirectory(opts.cwd);
-  const controller = createUiController(opts.cwd, options, io.env);
+  // A copy: loading the UI clears CI variables from this process, not from the agents'.
+  const controller = createUiController(opts.cwd, options, { ...io.env });
+  const renderApp = await loadInteractiveUi();
   // SIGTERM asks the running loop to stop, like `q`; the UI then shows the completion choice.
   const onTerm = (): void => controller.stopActive();
   process.on('SIGTERM', onTerm);
