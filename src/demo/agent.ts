@@ -6,7 +6,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { exec } from '../process/exec.js';
+import { execProgram } from '../process/exec.js';
 import { previousFailureReason, promptStory, tickStoryTasks, withExport } from './agent-text.js';
 import { demoPlan, type DemoStep } from './script.js';
 
@@ -107,7 +107,7 @@ async function runTests(
 ): Promise<string | null> {
   const shown = ['node', '--test', ...step.files].join(' ');
   say(`Running ${shown}`);
-  const result = await exec(process.execPath, ['--test', ...step.files], {
+  const result = await execProgram(process.execPath, ['--test', ...step.files], {
     cwd: ctx.root,
     // A test runner above this process must not make `node --test` report to it instead.
     env: { NODE_TEST_CONTEXT: undefined },

@@ -5,7 +5,7 @@ import { GitError } from '../git/git-error.js';
 import { git, type GitContext } from '../git/git.js';
 import { headPosition, locateRepo } from '../git/repo.js';
 import { operationsInProgress, statusEntries } from '../git/status.js';
-import { exec } from '../process/exec.js';
+import { execProgram } from '../process/exec.js';
 import { ProcessError } from '../process/process-error.js';
 import { collectRunStatuses } from '../run/status.js';
 import { listChanges } from '../spec/changes.js';
@@ -117,7 +117,7 @@ async function programFacts(
   const facts: ProgramFacts = { ...which, path: found, version: null, versionError: null };
   if (found === null) return facts;
   try {
-    const result = await exec(found, ['--version'], {
+    const result = await execProgram(found, ['--version'], {
       cwd: opts.cwd,
       timeoutMs: opts.versionTimeoutMs,
     });

@@ -1,5 +1,5 @@
 import { RuntimeError } from '../core/errors.js';
-import { exec } from '../process/exec.js';
+import { execProgram } from '../process/exec.js';
 import type { ExecResult } from '../process/exec.js';
 import { ProcessError } from '../process/process-error.js';
 import { GitError } from './git-error.js';
@@ -63,7 +63,7 @@ export async function git(
   const settings = ['core.quotepath=false', ...(ctx.config ?? []), ...(opts.config ?? [])];
   const config = settings.flatMap((setting) => ['-c', setting]);
   try {
-    return await exec('git', [...config, ...args], {
+    return await execProgram('git', [...config, ...args], {
       cwd: ctx.cwd,
       env: gitEnvironment(ctx.env, opts.env),
       timeoutMs: ctx.timeoutMs,

@@ -38,7 +38,7 @@ const DEFAULT_GRACE_MS = 2_000;
  * shell), its own process group, a timeout and a cancel signal that kill the whole
  * group (SIGTERM, then SIGKILL after a grace period), and a typed error.
  */
-export async function exec(
+export async function execProgram(
   command: string,
   args: readonly string[],
   options: ExecOptions,

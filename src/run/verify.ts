@@ -1,5 +1,5 @@
 import { splitCommandLine } from '../agents/command-line.js';
-import { exec } from '../process/exec.js';
+import { execProgram } from '../process/exec.js';
 import { tailLines } from '../process/process-error.js';
 
 export interface VerifyFailure {
@@ -22,7 +22,7 @@ export async function runVerifyCommands(
     const [program, ...args] = splitCommandLine(command);
     if (program === undefined) continue;
     const timeoutMs = commandTimeoutMs * 10;
-    const result = await exec(program, args, { cwd, timeoutMs, signal, reject: false });
+    const result = await execProgram(program, args, { cwd, timeoutMs, signal, reject: false });
     if (signal.aborted) return null;
     if (result.exitCode === 0) continue;
     const how = result.timedOut

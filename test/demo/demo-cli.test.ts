@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_CHANGE } from '../../src/demo/project.js';
-import { exec } from '../../src/process/exec.js';
+import { execProgram } from '../../src/process/exec.js';
 import { parseTasks } from '../../src/spec/tasks.js';
 import { runCli } from '../support/cli.js';
 import { cleanGitEnv } from '../support/temp-repo.js';
@@ -57,7 +57,7 @@ describe('ralphtool demo without a terminal', () => {
     expect(tasks.every((s) => s.done)).toBe(true);
 
     // The example project's own tests (`npm test` runs `node --test`) pass.
-    const tests = await exec(process.execPath, ['--test'], {
+    const tests = await execProgram(process.execPath, ['--test'], {
       cwd: dir,
       env: { NODE_TEST_CONTEXT: undefined },
       timeoutMs: 60_000,

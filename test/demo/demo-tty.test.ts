@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_CHANGE } from '../../src/demo/project.js';
-import { exec } from '../../src/process/exec.js';
+import { execProgram } from '../../src/process/exec.js';
 import { CLI_PATH } from '../support/cli.js';
 import { cleanGitEnv } from '../support/temp-repo.js';
 import { demoDirFrom, makeDemoSandbox, type DemoSandbox } from './helpers.js';
@@ -21,7 +21,7 @@ class Terminal {
   private async tmux(...args: string[]): Promise<string> {
     // The server's socket lives in the sandbox, so removing the sandbox removes it.
     const socket = path.join(this.sandbox.root, 'tmux.sock');
-    const result = await exec('tmux', ['-S', socket, ...args], {
+    const result = await execProgram('tmux', ['-S', socket, ...args], {
       cwd: this.sandbox.root,
       env: { ...this.sandbox.env, NO_COLOR: '1', TMUX: undefined },
       timeoutMs: 15_000,
@@ -138,7 +138,7 @@ describe('ralphtool demo in a terminal', () => {
     const status = git(dir, 'status', '--porcelain', '--untracked-files=all');
     expect(status).toContain('?? src/count-words.js');
     expect(status).toContain(' M README.md');
-    const tests = await exec(process.execPath, ['--test'], {
+    const tests = await execProgram(process.execPath, ['--test'], {
       cwd: dir,
       env: { NODE_TEST_CONTEXT: undefined },
       timeoutMs: 60_000,

@@ -15,7 +15,7 @@ import { demoClosing, demoIntro } from '../../src/demo/messages.js';
 import { DEMO_CHANGE, demoProjectFiles } from '../../src/demo/project.js';
 import { demoPlan } from '../../src/demo/script.js';
 import { splitCommandLine } from '../../src/agents/command-line.js';
-import { exec } from '../../src/process/exec.js';
+import { execProgram } from '../../src/process/exec.js';
 import { parseTasks } from '../../src/spec/tasks.js';
 
 const tasksMd = demoProjectFiles()[`openspec/changes/${DEMO_CHANGE}/tasks.md`] ?? '';
@@ -76,7 +76,7 @@ describe('the demo change', () => {
         mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
         writeFileSync(path.join(dir, file), content);
       }
-      const result = await exec(
+      const result = await execProgram(
         path.resolve('node_modules/.bin/openspec'),
         ['validate', DEMO_CHANGE, '--strict'],
         { cwd: dir, env: { OPENSPEC_TELEMETRY: '0' }, timeoutMs: 60_000, reject: false },

@@ -1,14 +1,14 @@
 import { processAlive } from '../support/processes.js';
 import { describe, expect, it } from 'vitest';
-import { exec } from '../../src/process/exec.js';
+import { execProgram } from '../../src/process/exec.js';
 import { ProcessError } from '../../src/process/process-error.js';
 import { groupAlive } from '../../src/process/process-group.js';
 
 const node = process.execPath;
 
-describe('exec', () => {
+describe('execProgram', () => {
   it('returns stdout and passes input on stdin without a shell', async () => {
-    const result = await exec(node, ['-e', 'process.stdin.pipe(process.stdout)'], {
+    const result = await execProgram(node, ['-e', 'process.stdin.pipe(process.stdout)'], {
       cwd: process.cwd(),
       input: 'hello; $(rm -rf /)',
     });
@@ -17,7 +17,7 @@ describe('exec', () => {
   });
 
   it('throws a ProcessError naming the command, exit code and stderr tail', async () => {
-    const failing = exec(node, ['-e', 'console.error("boom line"); process.exit(3)'], {
+    const failing = execProgram(node, ['-e', 'console.error("boom line"); process.exit(3)'], {
       cwd: process.cwd(),
     });
     await expect(failing).rejects.toBeInstanceOf(ProcessError);
@@ -27,7 +27,7 @@ describe('exec', () => {
 
   it('reports a missing program as not found', async () => {
     await expect(
-      exec('ralphtool-no-such-program', [], { cwd: process.cwd() }),
+      execProgram('ralphtool-no-such-program', [], { cwd: process.cwd() }),
     ).rejects.toMatchObject({
       notFound: true,
       message: expect.stringMatching(/not found on PATH/) as unknown,
@@ -41,7 +41,7 @@ describe('exec', () => {
       console.log(child.pid);
       setInterval(() => {}, 1000);
     `;
-    const failure = await exec(node, ['-e', script], {
+    const failure = await execProgram(node, ['-e', script], {
       cwd: process.cwd(),
       timeoutMs: 500,
       graceMs: 200,
@@ -56,7 +56,7 @@ describe('exec', () => {
 
   it('stops when the abort signal fires', async () => {
     const controller = new AbortController();
-    const running = exec(node, ['-e', 'setInterval(() => {}, 1000)'], {
+    const running = execProgram(node, ['-e', 'setInterval(() => {}, 1000)'], {
       cwd: process.cwd(),
       signal: controller.signal,
       graceMs: 100,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RuntimeError } from '../../src/core/errors.js';
-import { exec } from '../../src/process/exec.js';
+import { execProgram } from '../../src/process/exec.js';
 import { listChanges, readChange } from '../../src/spec/changes.js';
 import { parseTasks } from '../../src/spec/tasks.js';
 import { makeTempDir, removeTempDir, writeTree } from './helpers.js';
@@ -53,7 +53,7 @@ describe('malformed tasks.md', () => {
   it('never crashes and still counts what OpenSpec counts', async () => {
     dir = await makeTempDir();
     await writeTree(dir, MALFORMED);
-    const result = await exec(
+    const result = await execProgram(
       join(process.cwd(), 'node_modules', '.bin', 'openspec'),
       ['list', '--json', '--sort', 'name'],
       {
@@ -167,14 +167,16 @@ describe('unreadable change files', () => {
   it('refuses a FIFO named tasks.md instead of waiting on it forever', async () => {
     dir = await makeTempDir();
     await mkdir(join(dir, 'openspec/changes/fifo'), { recursive: true });
-    await exec('mkfifo', [join(dir, 'openspec/changes/fifo/tasks.md')], { cwd: dir });
+    await execProgram('mkfifo', [join(dir, 'openspec/changes/fifo/tasks.md')], { cwd: dir });
     await expect(readChange(dir, 'fifo')).rejects.toThrow(/tasks\.md: it is not a regular file/);
   });
 
   it.skipIf(process.getuid?.() === 0)('names a tasks.md it has no permission to read', async () => {
     dir = await makeTempDir();
     await writeTree(dir, { 'openspec/changes/locked/tasks.md': '- [ ] a' });
-    await exec('chmod', ['000', join(dir, 'openspec/changes/locked/tasks.md')], { cwd: dir });
+    await execProgram('chmod', ['000', join(dir, 'openspec/changes/locked/tasks.md')], {
+      cwd: dir,
+    });
     await expect(readChange(dir, 'locked')).rejects.toThrow(/locked\/tasks\.md: permission denied/);
   });
 });

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { exec } from '../../src/process/exec.js';
+import { execProgram } from '../../src/process/exec.js';
 import { listChanges } from '../../src/spec/changes.js';
 import { parseTasks } from '../../src/spec/tasks.js';
 import { copyFixtureCorpus, makeTempDir, removeTempDir, writeTree } from './helpers.js';
@@ -49,7 +49,7 @@ const EDGE_CASES = {
 };
 
 async function openspecList(cwd: string): Promise<Map<string, OpenSpecChange>> {
-  const result = await exec(OPENSPEC, ['list', '--json', '--sort', 'name'], {
+  const result = await execProgram(OPENSPEC, ['list', '--json', '--sort', 'name'], {
     cwd,
     env: {
       OPENSPEC_TELEMETRY: '0',

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { exec, type ExecResult } from '../../src/process/exec.js';
+import { execProgram, type ExecResult } from '../../src/process/exec.js';
 
 /** The built CLI, as a user runs it (npm test builds it first). */
 export const CLI_PATH = path.resolve('dist/cli/main.js');
@@ -19,7 +19,7 @@ export async function runCli(
     input?: string;
   },
 ): Promise<CliRun> {
-  const result = await exec(process.execPath, [CLI_PATH, ...args], {
+  const result = await execProgram(process.execPath, [CLI_PATH, ...args], {
     cwd: options.cwd,
     env: { NO_COLOR: '1', FORCE_COLOR: undefined, ...options.env },
     timeoutMs: options.timeoutMs ?? 120_000,

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exec } from '../../src/process/exec.js';
+import { execProgram } from '../../src/process/exec.js';
 import {
   CLAUDE_ARGS,
   claudeBinPath,
@@ -26,7 +26,7 @@ async function tempDir(prefix: string): Promise<string> {
 }
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await exec('git', args, { cwd, env: GIT_ENV })).stdout.trim();
+  return (await execProgram('git', args, { cwd, env: GIT_ENV })).stdout.trim();
 }
 
 async function makeRepo(): Promise<string> {
@@ -60,7 +60,7 @@ async function runClaude(
 ): Promise<StreamLine[]> {
   const home = await tempDir('ralph-model-home-');
   const started = Date.now();
-  const result = await exec(claudeBinPath(), CLAUDE_ARGS, {
+  const result = await execProgram(claudeBinPath(), CLAUDE_ARGS, {
     cwd: repo,
     env: claudeEnv(server.url, home),
     input: 'Work on the story.\n',
