@@ -58,7 +58,7 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
     }
   }
 
-  const state = initialState(change, branch, head);
+  const state = initialRunState(change, branch, head);
   await writeRunState(paths.state, state);
   const { signal: _signal, ...kept } = engine;
   const run = new CheckpointRun(repo, paths, state, kept);
@@ -75,7 +75,8 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
   return run;
 }
 
-function initialState(change: string, branch: string, head: HeadPosition): RunState {
+/** The record written before the start touches git (`step: start`), so a crash can be finished. */
+export function initialRunState(change: string, branch: string, head: HeadPosition): RunState {
   const now = new Date().toISOString();
   const originalBranch: OriginalBranch =
     head.kind === 'detached'

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FAKE_AGENT } from '../support/fake-agent.js';
 import { CLI_PATH } from '../support/cli.js';
 import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
 import { TmuxSession, tmuxAvailable } from '../support/tmux.js';
 
-const FAKE_AGENT = path.resolve('test/fixtures/agents/fake-agent.mjs');
 const CHANGE = 'add-greeting';
 
 /**

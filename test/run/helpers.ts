@@ -11,38 +11,18 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { CLI_PATH, runCli, type CliRun } from '../support/cli.js';
+import {
+  FAKE_AGENT,
+  fakeAgentFlags,
+  quote,
+  type Scenario,
+  type Step,
+} from '../support/fake-agent.js';
 import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
 
-/** The scriptable fake agent (see its header for the scenario format). */
-export const FAKE_AGENT = path.resolve('test/fixtures/agents/fake-agent.mjs');
-
-export type Step = Record<string, unknown>;
-/** `{ "<story>-<attempt>" | "<story>-*" | "*": [action…] }` */
-export type Scenario = Record<string, Step[]>;
+export { FAKE_AGENT, fakeAgentFlags, quote, stories } from '../support/fake-agent.js';
+export type { Scenario, Step } from '../support/fake-agent.js';
 export type RunEventJson = { type: string; ts?: string; [key: string]: unknown };
-
-/** Quotes a word for `--agent-command` / `--verify`, which are split into words like a shell would. */
-export function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** `--agent command --agent-command "<node> <fake agent>"`. */
-export function fakeAgentFlags(): string[] {
-  return [
-    '--agent',
-    'command',
-    '--agent-command',
-    `${quote(process.execPath)} ${quote(FAKE_AGENT)}`,
-  ];
-}
-
-/** Story i (1-based) of a story list as "Story i" with `tasks` tasks. */
-export function stories(count: number, tasks = 1): { title: string; tasks: string[] }[] {
-  return Array.from({ length: count }, (_, i) => ({
-    title: `Story ${i + 1}`,
-    tasks: Array.from({ length: tasks }, (_, j) => `do thing ${j + 1} of story ${i + 1}`),
-  }));
-}
 
 /** The usual successful attempt: write a file, tick every task of the story, COMPLETE. */
 export function succeed(file: string, content: string): Step[] {

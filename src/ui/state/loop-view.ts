@@ -1,9 +1,4 @@
-import type {
-  CompletionChoice,
-  FailureKind,
-  RunOutcome,
-  TimedRunEvent,
-} from '../../core/events.js';
+import type { RunEvent, FailureKind, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
 import { formatCost, formatDuration } from '../../cli/render/format.js';
 import { oneLine } from '../text.js';
@@ -59,17 +54,7 @@ export interface LoopView {
   exhausted: { storyId: string; attempts: number; reason: string } | null;
   errors: RunError[];
   awaiting: { outcome: RunOutcome; at: number } | null;
-  finished: {
-    outcome: RunOutcome;
-    choice: CompletionChoice | null;
-    branch: string;
-    originalBranch: string;
-    storiesCompleted: number;
-    storiesTotal: number;
-    costUsd: number;
-    durationMs: number;
-    at: number;
-  } | null;
+  finished: (Omit<Extract<RunEvent, { type: 'run.finished' }>, 'type'> & { at: number }) | null;
 }
 
 /** Errors kept in the view; older ones are counted, not stored. */

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanGitEnv } from '../../support/temp-repo.js';
 import { eventually, groupMembers, killGroup } from './live-cli.js';
+import { initialRunState } from '../../../src/git/start.js';
+import type { RunState } from '../../../src/run/state.js';
 import type { FaultWorld } from './world.js';
 
 /** A pid that certainly belonged to a process that has ended (for stale locks and states). */
@@ -40,30 +42,9 @@ export async function crashWhileAgentRuns(
 }
 
 /** The state a crash during "start" leaves, written before any git step (contract "Start"). */
-export function startState(w: FaultWorld): Record<string, unknown> {
-  const now = new Date().toISOString();
-  return {
-    version: 1,
-    change: w.change,
-    branch: w.branch,
-    originalBranch: { kind: 'branch', name: 'main' },
-    originalSha: w.sha('main'),
-    baseSha: null,
-    checkpointSha: null,
-    status: 'active',
-    outcome: null,
-    choice: null,
-    step: { op: 'start' },
-    stories: {},
-    currentStory: null,
-    currentAttempt: null,
-    costUsd: 0,
-    startedAt: now,
-    updatedAt: now,
-    pid: deadPid(),
-    agentPgid: null,
-    host: os.hostname(),
-  };
+export function startState(w: FaultWorld): RunState {
+  const head = { kind: 'branch' as const, name: 'main', sha: w.sha('main') };
+  return { ...initialRunState(w.change, w.branch, head), pid: deadPid() };
 }
 
 /** A lock file as a ralphtool that died would have left it. */

@@ -11,34 +11,15 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { runCli, type CliRun } from '../../support/cli.js';
+import { fakeAgentFlags, stories, type Scenario, type Step } from '../../support/fake-agent.js';
 import { makeChangeRepo, type TempRepo } from '../../support/temp-repo.js';
 import { LiveCli, killGroup } from './live-cli.js';
 import { diffSnapshots, snapshotPaths, type FileEntry } from './snapshot.js';
 
-/** The scriptable fake agent (see its header for the scenario format). */
-export const FAKE_AGENT = path.resolve('test/fixtures/agents/fake-agent.mjs');
-
-export type Step = Record<string, unknown>;
-/** `{ "<story>-<attempt>" | "<story>-*" | "*": [action…] }` */
-export type Scenario = Record<string, Step[]>;
-
-/** Quotes a word for `--agent-command`, which is split into words like a shell would. */
-export function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
+export { FAKE_AGENT, quote, stories } from '../../support/fake-agent.js';
+export type { Scenario, Step } from '../../support/fake-agent.js';
 /** `--agent command --agent-command "<node> <script>"`. */
-export function agentFlags(script = FAKE_AGENT): string[] {
-  return ['--agent', 'command', '--agent-command', `${quote(process.execPath)} ${quote(script)}`];
-}
-
-/** Story i (1-based) titled "Story i" with `tasks` tasks. */
-export function stories(count: number, tasks = 1): { title: string; tasks: string[] }[] {
-  return Array.from({ length: count }, (_, i) => ({
-    title: `Story ${i + 1}`,
-    tasks: Array.from({ length: tasks }, (_, j) => `do thing ${j + 1} of story ${i + 1}`),
-  }));
-}
+export const agentFlags = fakeAgentFlags;
 
 /** The usual successful attempt: write a file, tick every task of the story, COMPLETE. */
 export function succeed(file: string, content: string): Step[] {
