@@ -101,25 +101,43 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     agent,
     agentCommand,
     model: flags.model ?? null,
-    maxRetries:
-      flags.maxRetries === undefined
-        ? DEFAULT_RUN_OPTIONS.maxRetries
-        : parseCount(flags.maxRetries, '--max-retries'),
-    commandTimeoutMs:
-      flags.commandTimeout === undefined
-        ? DEFAULT_RUN_OPTIONS.commandTimeoutMs
-        : parsePositiveDuration(flags.commandTimeout, '--command-timeout'),
-    agentTimeoutMs:
-      flags.agentTimeout === undefined
-        ? DEFAULT_RUN_OPTIONS.agentTimeoutMs
-        : parseDuration(flags.agentTimeout, '--agent-timeout'),
-    idleTimeoutMs:
-      flags.idleTimeout === undefined
-        ? DEFAULT_RUN_OPTIONS.idleTimeoutMs
-        : parseDuration(flags.idleTimeout, '--idle-timeout'),
+    maxRetries: parsedOr(
+      flags.maxRetries,
+      '--max-retries',
+      parseCount,
+      DEFAULT_RUN_OPTIONS.maxRetries,
+    ),
+    commandTimeoutMs: parsedOr(
+      flags.commandTimeout,
+      '--command-timeout',
+      parsePositiveDuration,
+      DEFAULT_RUN_OPTIONS.commandTimeoutMs,
+    ),
+    agentTimeoutMs: parsedOr(
+      flags.agentTimeout,
+      '--agent-timeout',
+      parseDuration,
+      DEFAULT_RUN_OPTIONS.agentTimeoutMs,
+    ),
+    idleTimeoutMs: parsedOr(
+      flags.idleTimeout,
+      '--idle-timeout',
+      parseDuration,
+      DEFAULT_RUN_OPTIONS.idleTimeoutMs,
+    ),
     verify: flags.verify ?? [],
     onComplete,
     json: flags.json === true,
     force: flags.force === true,
   };
+}
+
+/** A flag's parsed value, or the default when the flag was not given. */
+function parsedOr<T>(
+  value: string | undefined,
+  flag: string,
+  parse: (text: string, flag: string) => T,
+  fallback: T,
+): T {
+  return value === undefined ? fallback : parse(value, flag);
 }

@@ -90,29 +90,30 @@ const README_HELPERS = `${SLUGIFY_LINE}- \`titleCase(text)\`: \`'hello big world
 export function demoPlan(storyId: string, attempt: number): DemoPlan | null {
   switch (storyId) {
     case '1':
-      return {
-        steps: [
-          { kind: 'say', text: 'Plan: a titleCase module, its export and a test.' },
-          { kind: 'write', path: 'src/title-case.js', content: TITLE_CASE },
-          { kind: 'export', name: 'titleCase', module: './title-case.js' },
-          { kind: 'write', path: 'test/title-case.test.js', content: TITLE_CASE_TEST },
-          { kind: 'test', files: ['test/title-case.test.js'] },
-          { kind: 'tick' },
-        ],
-      };
+      return helperStory('Plan: a titleCase module, its export and a test.', {
+        name: 'titleCase',
+        file: 'title-case',
+        source: TITLE_CASE,
+        test: TITLE_CASE_TEST,
+      });
     case '2':
-      return attempt === 1 ? wordCountFirstTry() : wordCountRetry();
+      return attempt === 1
+        ? helperStory(
+            'Plan: split the text on spaces and count the pieces.',
+            countWordsHelper(COUNT_WORDS_BROKEN),
+            "countWords('') is 1, not 0: splitting on single spaces counts empty words",
+          )
+        : helperStory(
+            'This time: trim the text and split on runs of whitespace; empty text has no words.',
+            countWordsHelper(COUNT_WORDS),
+          );
     case '3':
-      return {
-        steps: [
-          { kind: 'say', text: 'Plan: truncate with an ellipsis, exported and tested.' },
-          { kind: 'write', path: 'src/truncate.js', content: TRUNCATE },
-          { kind: 'export', name: 'truncate', module: './truncate.js' },
-          { kind: 'write', path: 'test/truncate.test.js', content: TRUNCATE_TEST },
-          { kind: 'test', files: ['test/truncate.test.js'] },
-          { kind: 'tick' },
-        ],
-      };
+      return helperStory('Plan: truncate with an ellipsis, exported and tested.', {
+        name: 'truncate',
+        file: 'truncate',
+        source: TRUNCATE,
+        test: TRUNCATE_TEST,
+      });
     case '4':
       return {
         steps: [
@@ -127,34 +128,33 @@ export function demoPlan(storyId: string, attempt: number): DemoPlan | null {
   }
 }
 
-function wordCountFirstTry(): DemoPlan {
-  return {
-    steps: [
-      { kind: 'say', text: 'Plan: split the text on spaces and count the pieces.' },
-      { kind: 'write', path: 'src/count-words.js', content: COUNT_WORDS_BROKEN },
-      { kind: 'export', name: 'countWords', module: './count-words.js' },
-      { kind: 'write', path: 'test/count-words.test.js', content: COUNT_WORDS_TEST },
-      {
-        kind: 'test',
-        files: ['test/count-words.test.js'],
-        failure: "countWords('') is 1, not 0: splitting on single spaces counts empty words",
-      },
-      { kind: 'tick' },
-    ],
-  };
+interface Helper {
+  name: string;
+  /** Base name of src/<file>.js and test/<file>.test.js. */
+  file: string;
+  source: string;
+  test: string;
 }
 
-function wordCountRetry(): DemoPlan {
+function countWordsHelper(source: string): Helper {
+  return { name: 'countWords', file: 'count-words', source, test: COUNT_WORDS_TEST };
+}
+
+/**
+ * A story that adds one helper: its module, its export from src/index.js and its test, then
+ * ticks the tasks. With `failure`, the test run is scripted to fail with that reason.
+ */
+function helperStory(plan: string, helper: Helper, failure?: string): DemoPlan {
+  const testFile = `test/${helper.file}.test.js`;
   return {
     steps: [
-      {
-        kind: 'say',
-        text: 'This time: trim the text and split on runs of whitespace; empty text has no words.',
-      },
-      { kind: 'write', path: 'src/count-words.js', content: COUNT_WORDS },
-      { kind: 'export', name: 'countWords', module: './count-words.js' },
-      { kind: 'write', path: 'test/count-words.test.js', content: COUNT_WORDS_TEST },
-      { kind: 'test', files: ['test/count-words.test.js'] },
+      { kind: 'say', text: plan },
+      { kind: 'write', path: `src/${helper.file}.js`, content: helper.source },
+      { kind: 'export', name: helper.name, module: `./${helper.file}.js` },
+      { kind: 'write', path: testFile, content: helper.test },
+      failure === undefined
+        ? { kind: 'test', files: [testFile] }
+        : { kind: 'test', files: [testFile], failure },
       { kind: 'tick' },
     ],
   };
