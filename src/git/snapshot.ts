@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, rm } from 'node:fs/promises';
+import { copyFile, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, gitOut } from './git.js';
 import type { GitContext } from './git.js';
@@ -53,9 +53,20 @@ export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): 
   }
 }
 
+/**
+ * Copies an index and gives the copy the original's modification time, floored to the second.
+ * Git trusts a cached stat only for entries older than the index file itself ("racy git"): a
+ * file rewritten with the same size in the same second as the checkout is re-read because its
+ * mtime is not older than the index. A fresh copy would be newer than such entries, so git
+ * would trust their stale stats and save the old content; an older copy only makes git re-read
+ * a few more files.
+ */
 async function copyIfPresent(from: string, to: string): Promise<boolean> {
   try {
+    const { mtimeMs } = await stat(from);
     await copyFile(from, to);
+    const seconds = Math.floor(mtimeMs / 1000);
+    await utimes(to, seconds, seconds);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
