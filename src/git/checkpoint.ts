@@ -10,45 +10,11 @@ import { returnToOriginal } from './finish.js';
 import { headPosition } from './repo.js';
 import type { RepoLocation } from './repo.js';
 import { restoreCheckpoint } from './revert.js';
+import type { CallOptions, EnsureResult, RecordOptions, RevertResult } from './run-options.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
 import { dirtySubmodules, isClean, operationInProgress } from './status.js';
-
-export interface RunOptions {
-  /** Any directory inside the repository. */
-  cwd: string;
-  change: string;
-  /** Limit for each git command (`--command-timeout`), in milliseconds. */
-  timeoutMs: number;
-  /** Extra environment for git (e.g. HOME); mostly for tests. */
-  env?: Record<string, string | undefined>;
-}
-
-/** Per call: aborting stops the git command running now. Do not pass the loop's stop signal
- * to `revert`: after a stop the tree must still be put back. */
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
-export interface RecordOptions extends CallOptions {
-  /** Changes to the state written together with the git result (one atomic write). */
-  record?: (draft: RunState) => void;
-}
-
-export interface RevertResult {
-  /** The checkpoint the tree is back at. */
-  toSha: string;
-  /** The ref holding the attempt's work (`refs/ralphtool/<change>/attempts/<story>-<attempt>`). */
-  savedRef: string;
-}
-
-export interface EnsureResult {
-  /** True when something had to be put back first. */
-  repaired: boolean;
-  /** Where the leftover work was saved when repaired. */
-  savedRef: string | null;
-}
 
 /**
  * One recorded run and the git protocol on it (contract "The git protocol"): the loop keeps

@@ -6,7 +6,7 @@ export type {
   RecordOptions,
   RevertResult,
   RunOptions,
-} from './checkpoint.js';
+} from './run-options.js';
 export { GitError } from './git-error.js';
 export { git, gitOut } from './git.js';
 export type { GitContext, GitOptions } from './git.js';

@@ -2,7 +2,7 @@ import { ralphBranch } from '../run/paths.js';
 import type { RunPaths } from '../run/paths.js';
 import { readRunState } from '../run/state.js';
 import type { RunState } from '../run/state.js';
-import type { RunOptions } from './checkpoint.js';
+import type { RunOptions } from './run-options.js';
 import { branchSha, headPosition } from './repo.js';
 import type { HeadPosition, RepoLocation } from './repo.js';
 import { locateRun } from './run-git.js';

@@ -2,7 +2,7 @@ import { RuntimeError, UsageError } from '../core/errors.js';
 import { ralphBranch } from '../run/paths.js';
 import { readRunState } from '../run/state.js';
 import { CheckpointRun } from './checkpoint.js';
-import type { RunOptions } from './checkpoint.js';
+import type { RunOptions } from './run-options.js';
 import { locateRun } from './run-git.js';
 
 /** Loads a recorded run of `change` (for resume, finish and status); it is not changed. */

@@ -5,7 +5,7 @@ import { ralphBranch } from '../run/paths.js';
 import { readRunState, writeRunState } from '../run/state.js';
 import type { OriginalBranch, RunState } from '../run/state.js';
 import { CheckpointRun } from './checkpoint.js';
-import type { RunOptions } from './checkpoint.js';
+import type { RunOptions } from './run-options.js';
 import { git } from './git.js';
 import type { GitContext } from './git.js';
 import { branchSha, headPosition } from './repo.js';
