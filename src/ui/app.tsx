@@ -16,8 +16,9 @@ import {
   type Transition,
   type UiState,
 } from './state/app-state.js';
-import { toUiKey } from './state/key-names.js';
-import { handleKey } from './state/keys.js';
+import { toUiKeys } from './state/key-names.js';
+import type { KeyContext } from './state/keys.js';
+import { pressKey, replayTypeAhead } from './state/type-ahead.js';
 import { DEFAULT_MAX_TRANSCRIPT_LINES } from './state/transcript.js';
 import { useBatched } from './use-batched-events.js';
 import { useTerminalSize } from './use-terminal-size.js';
@@ -78,6 +79,21 @@ export function App({
     [transition],
   );
 
+  /** What a key acts on: the scrollable pane of the frame this state draws now. */
+  const keyContext = useCallback(
+    (s: UiState): KeyContext => {
+      const at = now();
+      const frame = screenFrame(s, sizeRef.current, at, ctxRef.current);
+      return { now: at, pane: paneOf(frame), rowMap: frame.rowMap };
+    },
+    [now],
+  );
+  /** A screen's data arrived: apply it, then the keys typed while it loaded. */
+  const loaded = useCallback(
+    (step: (s: UiState) => UiState) => transition((s) => replayTypeAhead(step(s), keyContext)),
+    [transition, keyContext],
+  );
+
   const events = useBatched<TimedRunEvent>((batch) => {
     transition((s) => runEventsArrived(s, batch));
   }, batchMs);
@@ -86,16 +102,16 @@ export function App({
     switch (effect.type) {
       case 'load-changes':
         controller.listChanges().then(
-          (value) => update((s) => changesLoaded(s, { status: 'ready', value })),
+          (value) => loaded((s) => changesLoaded(s, { status: 'ready', value })),
           (error: unknown) =>
-            update((s) => changesLoaded(s, { status: 'error', message: messageOf(error) })),
+            loaded((s) => changesLoaded(s, { status: 'error', message: messageOf(error) })),
         );
         return;
       case 'open-change':
         controller.readChange(effect.name).then(
-          (value) => update((s) => changeOpened(s, effect.name, { status: 'ready', value })),
+          (value) => loaded((s) => changeOpened(s, effect.name, { status: 'ready', value })),
           (error: unknown) =>
-            update((s) =>
+            loaded((s) =>
               changeOpened(s, effect.name, { status: 'error', message: messageOf(error) }),
             ),
         );
@@ -182,15 +198,11 @@ export function App({
   useInput(
     useCallback(
       (input, key) => {
-        const uiKey = toUiKey(input, key);
-        if (uiKey === null) return;
-        const at = now();
-        transition((s) => {
-          const frame = screenFrame(s, sizeRef.current, at, ctxRef.current);
-          return handleKey(s, uiKey, { now: at, pane: paneOf(frame), rowMap: frame.rowMap });
-        });
+        for (const uiKey of toUiKeys(input, key)) {
+          transition((s) => pressKey(s, uiKey, keyContext(s)));
+        }
       },
-      [now, transition],
+      [keyContext, transition],
     ),
   );
 

@@ -3,6 +3,7 @@ import type { CompletionChoice, TimedRunEvent } from '../../core/events.js';
 import { exitCodeFor } from '../../core/loop.js';
 import type { ChangedFile, FinishedRun } from '../controller.js';
 import { oneLine } from '../text.js';
+import type { UiKey } from './key-names.js';
 import { emptyList, type ListState } from './list.js';
 import { applyEvents, initialLoopView, type LoopView } from './loop-view.js';
 import { noPresses, type QuitPresses } from './quit-presses.js';
@@ -65,6 +66,8 @@ export interface UiState {
   run: RunState | null;
   /** Exit code of the last run that ended, reported when the app exits. */
   lastExitCode: number | null;
+  /** Keys pressed while the screen was still loading, applied once it has (type-ahead.ts). */
+  typeAhead: readonly UiKey[];
   maxTranscriptLines: number;
 }
 
@@ -93,6 +96,7 @@ export function initialState(maxTranscriptLines: number): Transition {
       preview: null,
       run: null,
       lastExitCode: null,
+      typeAhead: [],
       maxTranscriptLines,
     },
     effects: [{ type: 'load-changes' }],

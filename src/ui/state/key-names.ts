@@ -33,6 +33,18 @@ export interface InkKey {
   ctrl: boolean;
 }
 
+/**
+ * The keys of one input event. Ink splits escape sequences but hands over a run of plain
+ * characters as one event (a paste, or keys typed before the terminal was switched to raw
+ * mode, which arrive together once it is): each character of such a run is a key of its own.
+ */
+export function toUiKeys(input: string, key: InkKey): UiKey[] {
+  const single = toUiKey(input, key);
+  if (single !== null) return [single];
+  if (input.length < 2) return [];
+  return [...input].map(characterKey).filter((k): k is UiKey => k !== null);
+}
+
 export function toUiKey(input: string, key: InkKey): UiKey | null {
   if (key.ctrl && input === 'c') return 'ctrl-c';
   if (key.upArrow) return 'up';
@@ -46,7 +58,27 @@ export function toUiKey(input: string, key: InkKey): UiKey | null {
   if (key.tab) return key.shift ? 'shift-tab' : 'tab';
   if (key.return) return 'enter';
   if (key.escape) return 'escape';
-  if (input === 'q' || input === 'Q') return 'q';
-  if (input === 'r' || input === 'R') return 'r';
-  return null;
+  return characterKey(input);
+}
+
+/**
+ * A plain character. A line feed is Enter too: before raw mode the terminal's line
+ * discipline turns the carriage return of Enter into one.
+ */
+function characterKey(input: string): UiKey | null {
+  switch (input) {
+    case '\r':
+    case '\n':
+      return 'enter';
+    case '\t':
+      return 'tab';
+    case 'q':
+    case 'Q':
+      return 'q';
+    case 'r':
+    case 'R':
+      return 'r';
+    default:
+      return null;
+  }
 }
