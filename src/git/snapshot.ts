@@ -25,6 +25,9 @@ export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): 
     `snapshot-index-${process.pid}-${randomBytes(4).toString('hex')}`,
   );
   const env = { GIT_INDEX_FILE: indexFile };
+  // With core.splitIndex the temporary index would leave a shared index file in .git at
+  // every save; written whole, it leaves nothing behind.
+  const config = ['core.splitIndex=false'];
   const context = 'could not save the work tree';
   try {
     const copied = opts.startIndex !== null && (await copyIfPresent(opts.startIndex, indexFile));
@@ -33,20 +36,21 @@ export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): 
       // it refuses an index with conflicts, and then a plain read starts afresh.
       const merged =
         copied &&
-        (await git(ctx, ['read-tree', '-m', opts.baseTree], { env, allowFailure: true }))
+        (await git(ctx, ['read-tree', '-m', opts.baseTree], { env, config, allowFailure: true }))
           .exitCode === 0;
-      if (!merged) await git(ctx, ['read-tree', opts.baseTree], { env, context });
+      if (!merged) await git(ctx, ['read-tree', opts.baseTree], { env, config, context });
     }
     if (opts.only) {
       await git(ctx, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], {
         env: { ...env, GIT_LITERAL_PATHSPECS: '1' },
+        config,
         input: opts.only.map((path) => `${path}\0`).join(''),
         context,
       });
     } else {
-      await git(ctx, ['add', '-A'], { env, context });
+      await git(ctx, ['add', '-A'], { env, config, context });
     }
-    return await gitOut(ctx, ['write-tree'], { env, context });
+    return await gitOut(ctx, ['write-tree'], { env, config, context });
   } finally {
     await rm(indexFile, { force: true });
     await rm(`${indexFile}.lock`, { force: true });

@@ -1,4 +1,4 @@
-import { statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { snapshotWorkTree } from '../../src/git/snapshot.js';
@@ -55,5 +55,33 @@ describe('snapshotWorkTree', () => {
     expect(r.git('cat-file', '-p', `${tree}:tasks.md`)).toBe('- [x] 1.1 do it');
     // The real index was left alone: git still sees the edit as unstaged.
     expect(r.git('status', '--porcelain')).toBe(' M tasks.md');
+  });
+
+  it('leaves no shared index file behind in a repository with core.splitIndex', async () => {
+    const r = makeRepo();
+    repos.push(r);
+    r.git('config', 'core.splitIndex', 'true');
+    r.write('a.txt', 'a\n');
+    r.git('add', '-A');
+    r.git('commit', '-q', '-m', 'a');
+    const sharedIndexes = (): string[] =>
+      readdirSync(join(r.dir, '.git')).filter((name) => name.startsWith('sharedindex.'));
+    const before = sharedIndexes();
+    expect(before).not.toEqual([]);
+    r.write('a.txt', 'changed\n');
+    r.write('new.txt', 'new\n');
+
+    const tree = await snapshotWorkTree(
+      { cwd: r.dir, timeoutMs: TIMEOUT_MS },
+      {
+        scratchDir: join(r.dir, '.git'),
+        startIndex: join(r.dir, '.git', 'index'),
+        baseTree: r.git('rev-parse', 'HEAD^{tree}'),
+      },
+    );
+
+    expect(r.git('cat-file', '-p', `${tree}:a.txt`)).toBe('changed');
+    expect(r.git('cat-file', '-p', `${tree}:new.txt`)).toBe('new');
+    expect(sharedIndexes()).toEqual(before);
   });
 });
