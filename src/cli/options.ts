@@ -10,9 +10,14 @@ export function parseDuration(text: string, flag: string): number {
   const unit = (match[2] ?? 's').toLowerCase();
   const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
   const ms = Math.round(value * factor);
-  if (!Number.isSafeInteger(ms)) throw new UsageError(`${flag}: "${text}" is too large`);
+  if (ms > MAX_TIMER_MS) {
+    throw new UsageError(`${flag}: "${text}" is too long: the most is 596h`);
+  }
   return ms;
 }
+
+/** Node's timers fire at once for anything longer (2^31 - 1 ms, about 596 hours). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Parses a non-negative integer flag value. */
 export function parseCount(text: string, flag: string): number {

@@ -95,6 +95,11 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
         ? 'ask'
         : 'keep'
       : parseChoice(flags.onComplete, ON_COMPLETE, '--on-complete');
+  if (onComplete === 'ask' && !interactive) {
+    throw new UsageError(
+      '--on-complete ask needs a terminal to answer on (stdin and stderr are not both terminals): pass --on-complete cleanup or keep',
+    );
+  }
   if (flags.model !== undefined && flags.model.trim() === '')
     throw new UsageError('--model: empty name');
   return {

@@ -22,7 +22,8 @@ export interface LoopSetup {
 }
 
 /** How the loop learns the user's completion choice (flag, prompt or UI). */
-export type ChooseCompletion = (outcome: RunOutcome) => Promise<CompletionChoice>;
+/** Resolves to null when no choice can be made (the question went unanswered). */
+export type ChooseCompletion = (outcome: RunOutcome) => Promise<CompletionChoice | null>;
 
 export interface LoopDeps {
   run: CheckpointRun;
@@ -247,7 +248,13 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
       emit({ type: 'run.awaiting-choice', outcome, options: ['cleanup', 'keep'] });
       choice = await deps.chooseCompletion(outcome);
       if (choice === 'cleanup') await run.cleanup({ outcome });
-      else await run.keep({ outcome });
+      else if (choice === 'keep') await run.keep({ outcome });
+      else {
+        // Nobody answered: the run stays at its last checkpoint for `ralphtool finish`.
+        await run.update((draft) => {
+          draft.pid = null;
+        });
+      }
     }
     emit({
       type: 'run.finished',
@@ -260,6 +267,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
       costUsd: run.state.costUsd,
       durationMs: Date.now() - started,
     });
-    return { outcome, choice, exitCode: exitCodeFor(outcome) };
+    const unanswered = choice === null && outcome !== 'error';
+    return { outcome, choice, exitCode: exitCodeFor(unanswered ? 'stopped' : outcome) };
   }
 }

@@ -56,6 +56,32 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     );
   });
 
+  it('Ctrl-D at the question leaves the run for finish (exit 130), and finish --keep ends it', async () => {
+    const s = start({
+      '*': [{ write: 'done.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+    });
+    await s.waitFor(/Cleanup or keep\? \[C\/k\]/);
+    s.keys('C-d');
+    expect(await s.waitForExit()).toBe(130);
+    expect(s.screen()).toMatch(/no choice was made: the run stays on ralph\/add-greeting/);
+    expect(s.screen()).not.toMatch(/internal error|AbortError/);
+
+    const dir = repo?.dir ?? '';
+    expect(repo?.git('branch', '--show-current').trim()).toBe(`ralph/${CHANGE}`);
+    const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout) as {
+      runs: { change: string; state: string }[];
+    };
+    expect(status.runs).toEqual([
+      expect.objectContaining({ change: CHANGE, state: 'interrupted' }),
+    ]);
+    const finished = await runCli(['finish', CHANGE, '--keep'], { cwd: dir });
+    expect(finished.exitCode, finished.stderr).toBe(0);
+    expect(finished.stderr).not.toMatch(/warning/);
+    expect(repo?.git('log', '--format=%s', `main..ralph/${CHANGE}`)).toBe(
+      'checkpoint: 2\ncheckpoint: 1\ninitial state\n',
+    );
+  });
+
   it('a second Ctrl-C during the stop quits at once and leaves the run for resume', async () => {
     const s = start({
       '1-*': [

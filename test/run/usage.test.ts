@@ -58,6 +58,16 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     ['a malformed --agent-timeout', ['run', CHANGE, '--agent-timeout', 'soon']],
     ['an unknown --on-complete', ['run', CHANGE, '--on-complete', 'maybe']],
     ['an unknown --agent', ['run', CHANGE, '--agent', 'gpt']],
+    ['--on-complete ask without a terminal to answer on', ['run', CHANGE, '--on-complete', 'ask']],
+    [
+      'an --agent-timeout longer than a timer can wait',
+      ['run', CHANGE, '--agent-timeout', '1000h'],
+    ],
+    ['an --idle-timeout longer than a timer can wait', ['run', CHANGE, '--idle-timeout', '1000h']],
+    [
+      'a --command-timeout longer than a timer can wait',
+      ['run', CHANGE, '--command-timeout', '9999999999'],
+    ],
   ])('refuses %s (exit 2)', async (_what, args) => {
     fixture = newFixture();
     const before = snapshot(fixture);

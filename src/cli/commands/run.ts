@@ -30,7 +30,7 @@ export async function runCommand(
   const exitNow = (code: number): never => process.exit(code);
   const removeSignals = installStopSignals(stop, (m) => io.stderr.write(m), exitNow);
   let branches = { branch: `ralph/${opts.change}`, original: 'your branch' };
-  const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice> => {
+  const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
     if (options.onComplete !== 'ask') return options.onComplete;
     return askCompletionChoice(
       io.stdin,

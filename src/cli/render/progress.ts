@@ -103,7 +103,9 @@ export class ProgressPrinter {
         ? `cleanup: back on ${event.originalBranch}, the work is left as uncommitted changes`
         : event.choice === 'keep'
           ? `keep: on ${event.branch}, one commit per story (original branch: ${event.originalBranch})`
-          : `the run stays on ${event.branch} at its last checkpoint: fix the cause, then \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`;
+          : event.outcome === 'error'
+            ? `the run stays on ${event.branch} at its last checkpoint: fix the cause, then \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
+            : `no choice was made: the run stays on ${event.branch} at its last checkpoint; end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``;
     const verdict: Record<typeof event.outcome, string> = {
       complete: s.green('all stories complete'),
       'max-retries': s.red('stopped: a story used up its retries'),
