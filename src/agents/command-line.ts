@@ -4,11 +4,11 @@ import { UsageError } from '../core/errors.js';
 const ESCAPABLE_IN_DOUBLE = new Set(['$', '`', '"', '\\', '\n']);
 
 /**
- * Splits `--agent-command` into a program and its arguments the way a POSIX shell
- * would (whitespace, '…', "…", backslashes), without running a shell: `$VAR`, `|`,
- * `;` and globs stay literal characters.
+ * Splits a command line (`--agent-command`, `--verify`) into a program and its arguments
+ * the way a POSIX shell would (whitespace, '…', "…", backslashes), without running a shell:
+ * `$VAR`, `|`, `;` and globs stay literal characters. `flag` names the option in errors.
  */
-export function splitCommandLine(line: string): string[] {
+export function splitCommandLine(line: string, flag = '--agent-command'): string[] {
   const words: string[] = [];
   let word = '';
   let inWord = false;
@@ -23,7 +23,7 @@ export function splitCommandLine(line: string): string[] {
     }
     if (ch === '\\') {
       if (i + 1 >= line.length) {
-        throw new UsageError('--agent-command ends with a lone backslash: remove it or quote it.');
+        throw new UsageError(`${flag} ends with a lone backslash: remove it or quote it.`);
       }
       const next = line.charAt(++i);
       if (quote === '"' && !ESCAPABLE_IN_DOUBLE.has(next)) word += ch + next;
@@ -49,7 +49,7 @@ export function splitCommandLine(line: string): string[] {
     }
   }
   if (quote) {
-    throw new UsageError(`--agent-command has an unclosed ${quote} quote: close it or escape it.`);
+    throw new UsageError(`${flag} has an unclosed ${quote} quote: close it or escape it.`);
   }
   if (inWord) words.push(word);
   return words;

@@ -86,7 +86,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     agentCommand = flags.agentCommand;
   }
   for (const verify of flags.verify ?? []) {
-    if (splitCommandLine(verify).length === 0)
+    if (splitCommandLine(verify, '--verify').length === 0)
       throw new UsageError('--verify: the command is empty');
   }
   const onComplete =

@@ -19,7 +19,7 @@ export async function runVerifyCommands(
   signal: AbortSignal,
 ): Promise<VerifyFailure | null> {
   for (const command of commands) {
-    const [program, ...args] = splitCommandLine(command);
+    const [program, ...args] = splitCommandLine(command, '--verify');
     if (program === undefined) continue;
     const timeoutMs = commandTimeoutMs * 10;
     const result = await execProgram(program, args, { cwd, timeoutMs, signal, reject: false });

@@ -30,6 +30,16 @@ describe('splitCommandLine', () => {
     expect(() => splitCommandLine(line)).toThrow(UsageError);
   });
 
+  it('names the option the command line came from', () => {
+    expect(() => splitCommandLine(`npm 'oops`, '--verify')).toThrow(
+      /^--verify has an unclosed ' quote/,
+    );
+    expect(() => splitCommandLine('x \\', '--verify')).toThrow(
+      /^--verify ends with a lone backslash/,
+    );
+    expect(() => splitCommandLine('a "open')).toThrow(/^--agent-command has an unclosed " quote/);
+  });
+
   it('gives back any words quoted the way a shell user would', () => {
     const quote = (w: string): string => `'${w.replace(/'/g, `'\\''`)}'`;
     fc.assert(
