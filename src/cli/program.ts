@@ -122,7 +122,16 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       setExit(await doctorCommand(io, { cwd: cwdOf(cmd) }));
     });
 
+  // Any word left for the bare command is a command that does not exist (a typo of one).
+  program.allowExcessArguments(true);
   addRunOptions(program).action(async (opts: RawRunFlags, cmd: Command) => {
+    const [word] = cmd.args;
+    if (word !== undefined) {
+      const known = program.commands.map((c) => c.name()).join(', ');
+      throw new UsageError(
+        `unknown command "${word}": the commands are ${known} (\`ralphtool --help\` tells more)`,
+      );
+    }
     if (io.stdout.isTTY !== true || io.stdin.isTTY !== true) {
       // The UI needs a terminal; scripts get the usage instead (contract: exit 2).
       io.stderr.write(program.helpInformation());

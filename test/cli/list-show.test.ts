@@ -150,4 +150,12 @@ describe('ralphtool list and show: bad input', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('Usage: ralphtool');
   });
+
+  it('names an unknown command as such and lists the real ones (exit 2)', async () => {
+    const run = await runCli(['lst'], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('unknown command "lst"');
+    expect(run.stderr).toContain('list, show, run, resume, finish, status, demo, doctor');
+  });
 });
