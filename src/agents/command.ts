@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { splitCommandLine } from './command-line.js';
 import { createCommandTranslator } from './command-translator.js';
@@ -8,13 +9,16 @@ import type { AgentBackend } from './types.js';
 export function createCommandBackend(options: {
   commandLine: string;
   env?: NodeJS.ProcessEnv;
+  /** Where a relative program path is resolved from (see BackendOptions.baseDir). */
+  baseDir?: string;
 }): AgentBackend {
-  const [program, ...args] = splitCommandLine(options.commandLine);
-  if (program === undefined) {
+  const [word, ...args] = splitCommandLine(options.commandLine);
+  if (word === undefined) {
     throw new UsageError(
       '--agent-command is empty: give the program to run and its arguments, e.g. --agent-command "my-agent --fast".',
     );
   }
+  const program = programPath(word, options.baseDir ?? process.cwd());
   const env = options.env ?? process.env;
   return {
     name: 'command',
@@ -28,4 +32,9 @@ export function createCommandBackend(options: {
       });
     },
   };
+}
+
+/** A program given as a path (it has a slash) is taken from `baseDir`; a bare name from PATH. */
+export function programPath(program: string, baseDir: string): string {
+  return program.includes('/') ? path.resolve(baseDir, program) : program;
 }

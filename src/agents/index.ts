@@ -11,6 +11,12 @@ export interface BackendOptions {
   /** Required for `command`: the program and its arguments as one command line. */
   agentCommand?: string;
   model?: string;
+  /**
+   * Where a relative program path in `agentCommand` (`./my-agent.sh`) is found: the directory
+   * ralphtool was started in, or `-C`, as the user typed it there. Agents run in the repository
+   * root, so the path is made absolute before they start. Defaults to the process's directory.
+   */
+  baseDir?: string;
 }
 
 /**
@@ -32,7 +38,11 @@ export function createBackend(
           '--agent command needs --agent-command "<program> [args…]": the program to run.',
         );
       }
-      return createCommandBackend({ commandLine: options.agentCommand, env });
+      return createCommandBackend({
+        commandLine: options.agentCommand,
+        env,
+        baseDir: options.baseDir ?? process.cwd(),
+      });
   }
 }
 

@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RuntimeError } from '../core/errors.js';
 import { splitCommandLine } from './command-line.js';
@@ -18,9 +18,16 @@ const INSTALL: Record<AgentName, string> = {
 export function assertAgentAvailable(
   options: { agent: AgentName; agentCommand?: string },
   env: NodeJS.ProcessEnv,
+  baseDir = process.cwd(),
 ): void {
   const program = agentProgram(options, env);
-  if (findProgram(program, env) === null) {
+  const asPath = program.includes('/') ? path.resolve(baseDir, program) : null;
+  if (asPath !== null && existsSync(asPath) && findProgram(asPath, env) === null) {
+    throw new RuntimeError(
+      `the ${options.agent} agent program \`${program}\` is not an executable file: make it one (\`chmod +x ${asPath}\`) or start it through its interpreter (e.g. \`node ${program}\`)`,
+    );
+  }
+  if (findProgram(program, env, baseDir) === null) {
     throw new RuntimeError(
       `the ${options.agent} agent program \`${program}\` was not found: ${INSTALL[options.agent]}`,
     );

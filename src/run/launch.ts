@@ -51,9 +51,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   }
   const agentCommand = options.agentCommand ?? undefined;
   const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
-  assertAgentAvailable(agent, req.env);
+  // A relative agent program is where the user typed it from (-C or the current directory).
+  assertAgentAvailable(agent, req.env, req.cwd);
   const backend = createBackend(
-    { ...agent, ...(options.model ? { model: options.model } : {}) },
+    { ...agent, ...(options.model ? { model: options.model } : {}), baseDir: req.cwd },
     req.env,
   );
 

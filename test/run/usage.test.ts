@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -89,6 +98,33 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--agent-command');
     expect(snapshot(fixture)).toEqual(before);
+  });
+
+  it.each([
+    {
+      where: 'with -C, from another directory',
+      from: (f: RunFixture) => f.scratch,
+      args: (f: RunFixture) => ['-C', f.dir, 'run', CHANGE, '--agent-command', './.git/agent'],
+    },
+    {
+      where: 'from a subdirectory of the repository',
+      from: (f: RunFixture) => path.join(f.dir, 'src'),
+      args: () => ['run', CHANGE, '--agent-command', '../.git/agent'],
+    },
+  ])('finds a relative --agent-command program where it was typed: $where', async (c) => {
+    fixture = newFixture();
+    const f = fixture;
+    const agent = path.join(f.dir, '.git', 'agent');
+    writeFileSync(agent, readFileSync(f.agentWrapper()));
+    chmodSync(agent, 0o755);
+    const result = await runCli([...c.args(f), '--json'], { cwd: c.from(f), env: f.env() });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(f.invoked('1', 1)).toBe(true);
+    expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual([
+      'initial state',
+      'checkpoint: 1',
+      'checkpoint: 2',
+    ]);
   });
 
   it('stops with exit 1 and how to install when the claude program is missing, git untouched', async () => {
