@@ -64,11 +64,29 @@ async function checkoutOriginal(g: RunGit, state: RunState): Promise<void> {
 
 /** Brings the run's work over as changes, then unstages everything (`git reset`). */
 async function squash(g: RunGit): Promise<void> {
-  // --ff overrides merge.ff=false / mergeOptions, which git refuses to combine with --squash.
-  await git(g.ctx, ['merge', '-q', '--squash', '--ff', '--no-stat', g.branch], {
-    context: `could not bring the work of ${g.branch} back`,
-  });
+  try {
+    // --ff overrides merge.ff=false / mergeOptions, which git refuses to combine with --squash.
+    await git(g.ctx, ['merge', '-q', '--squash', '--ff', '--no-stat', g.branch], {
+      context: `could not bring the work of ${g.branch} back`,
+    });
+  } catch (error) {
+    const conflicts = await conflictedFiles(g);
+    if (conflicts.length === 0) throw error;
+    // The original branch moved on since the start (the user committed there): only a person
+    // can merge that. Everything is still on the run's branch, so nothing is lost meanwhile.
+    const shown = conflicts.slice(0, 3).join(', ') + (conflicts.length > 3 ? ', …' : '');
+    throw new RuntimeError(
+      `the work of ${g.branch} conflicts with what your branch got since the run started (${shown}): resolve the conflicts (\`git status\` lists them), then \`git reset\` and \`git branch -D ${g.branch}\`, and \`ralphtool finish ${g.change} --cleanup\` marks the run finished`,
+    );
+  }
   await git(g.ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
+}
+
+async function conflictedFiles(g: RunGit): Promise<string[]> {
+  const out = await git(g.ctx, ['diff', '--name-only', '--diff-filter=U', '-z'], {
+    allowFailure: true,
+  });
+  return out.stdout.split('\0').filter((file) => file !== '');
 }
 
 /**
@@ -86,7 +104,7 @@ async function needsSquash(g: RunGit, tip: string): Promise<boolean> {
   if (files === (await treeOf(ctx, tip))) return false;
   if (files === headTree) return true;
   throw new RuntimeError(
-    `the cleanup of ${g.change} was interrupted and the files changed since: bring the work back by hand with \`git merge --squash ${g.branch}\` and \`git reset\`, then \`git branch -D ${g.branch}\``,
+    `the cleanup of ${g.change} was interrupted and the files changed since: bring the work back by hand with \`git merge --squash ${g.branch}\` and \`git reset\` (skip that if you already did), then \`git branch -D ${g.branch}\` and \`ralphtool finish ${g.change} --cleanup\` again`,
   );
 }
 

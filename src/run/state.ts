@@ -78,7 +78,7 @@ export function newStoryProgress(): StoryProgress {
  * out, because guessing could send the loop or a cleanup off on the wrong branch.
  */
 export function parseRunState(text: string, file: string): RunState {
-  const way = `use \`ralphtool finish <change> --cleanup|--keep\`, or delete the folder ${dirname(file)} to forget the run`;
+  const way = unreadableWayOut(basename(dirname(file)), dirname(file));
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -159,4 +159,12 @@ async function syncDirectory(dir: string): Promise<void> {
   } catch {
     // Durability of the directory entry is best effort; the file content is already synced.
   }
+}
+
+/**
+ * What to do when a run's state cannot be read. Without it ralphtool cannot tell where the
+ * run started, and will not guess; the work itself is safe on the run's branch.
+ */
+export function unreadableWayOut(change: string, folder = `.git/ralphtool/${change}`): string {
+  return `ralphtool cannot tell where this run started, so it will not guess; its work is on branch ralph/${change}: delete the folder ${folder} to forget the run, then keep that branch, merge it where you want it (\`git merge --squash ralph/${change}\`) or delete it (\`git branch -D ralph/${change}\`)`;
 }

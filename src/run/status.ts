@@ -7,7 +7,7 @@ import type { RepoLocation } from '../git/repo.js';
 import { parseTasks } from '../spec/tasks.js';
 import { readLock } from './lock.js';
 import { runPaths, runsRoot } from './paths.js';
-import { readRunState, type RunState } from './state.js';
+import { readRunState, unreadableWayOut, type RunState } from './state.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
 
@@ -67,7 +67,7 @@ async function statusOf(
   try {
     state = await readRunState(paths.state);
   } catch (error) {
-    return unreadable(change, error instanceof Error ? error.message : String(error));
+    return unreadable(change, paths.dir, error instanceof Error ? error.message : String(error));
   }
   if (state === null) return null;
   const lock = await readLock(paths.lock).catch(() => ({ kind: 'free' as const }));
@@ -113,13 +113,20 @@ function nextCommand(
     case 'running':
       return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
     case 'interrupted':
+      if (state.step?.op === 'cleanup') {
+        return `a cleanup is under way: \`ralphtool finish ${change} --cleanup\` completes it`;
+      }
+      if (state.outcome !== null && state.outcome !== 'error') {
+        // The loop ended and the completion question went unanswered.
+        return `ralphtool finish ${change} --cleanup|--keep   (or carry on: ralphtool resume ${change})`;
+      }
       return `ralphtool resume ${change}   (or end it: ralphtool finish ${change} --cleanup|--keep)`;
     case 'finished':
       return state.choice === 'keep'
         ? `work is on ${state.branch}; \`ralphtool finish ${change} --prune\` deletes its attempt refs`
         : `\`ralphtool finish ${change} --prune\` deletes its attempt refs`;
     case 'unreadable':
-      return `ralphtool finish ${change} --cleanup`;
+      return unreadableWayOut(change);
   }
 }
 
@@ -143,7 +150,7 @@ async function storyTotal(
   return countStories(parseTasks(shown.stdout)).total;
 }
 
-function unreadable(change: string, message: string): RunStatus {
+function unreadable(change: string, folder: string, message: string): RunStatus {
   return {
     change,
     state: 'unreadable',
@@ -158,7 +165,7 @@ function unreadable(change: string, message: string): RunStatus {
     costUsd: 0,
     startedAt: null,
     updatedAt: null,
-    next: `fix or delete the run folder, then \`ralphtool finish ${change} --cleanup\``,
+    next: unreadableWayOut(change, folder),
     error: message,
   };
 }

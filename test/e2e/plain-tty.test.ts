@@ -69,11 +69,12 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     const dir = repo?.dir ?? '';
     expect(repo?.git('branch', '--show-current').trim()).toBe(`ralph/${CHANGE}`);
     const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout) as {
-      runs: { change: string; state: string }[];
+      runs: { change: string; state: string; next: string }[];
     };
     expect(status.runs).toEqual([
       expect.objectContaining({ change: CHANGE, state: 'interrupted' }),
     ]);
+    expect(status.runs[0]?.next).toMatch(/^ralphtool finish add-greeting --cleanup\|--keep/);
     const finished = await runCli(['finish', CHANGE, '--keep'], { cwd: dir });
     expect(finished.exitCode, finished.stderr).toBe(0);
     expect(finished.stderr).not.toMatch(/warning/);

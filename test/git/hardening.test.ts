@@ -202,7 +202,53 @@ describe('interrupted sequences', () => {
     writeFileSync(run.paths.state, '{ broken');
     const error = await open(r).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RuntimeError);
-    expect((error as Error).message).toContain(run.paths.state);
-    expect((error as Error).message).toContain('ralphtool finish');
+    const message = (error as Error).message;
+    expect(message).toContain(run.paths.state);
+    expect(message).toContain(`delete the folder ${run.paths.dir}`);
+    expect(message).toContain('git branch -D ralph/add-auth');
+    expect(message).not.toContain('<change>');
+
+    // The way out it gives works: forget the run, drop (or keep) the branch, start again.
+    rmSync(run.paths.dir, { recursive: true });
+    r.git('checkout', '-q', 'main');
+    r.git('branch', '-D', 'ralph/add-auth');
+    const again = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    expect(again.state.status).toBe('active');
+  });
+
+  it('a cleanup whose work conflicts with new commits on the original branch says how to finish it', async () => {
+    const r = repo();
+    r.write('shared.txt', 'base\n');
+    r.git('add', '-A');
+    r.git('commit', '-q', '-m', 'shared');
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    r.write('shared.txt', 'from the run\n');
+    await run.accept('1');
+    // Meanwhile the user commits another version of the same lines on main.
+    r.git('checkout', '-q', 'main');
+    r.write('shared.txt', 'from the user\n');
+    r.git('commit', '-q', '-am', 'user edit');
+    const userCommit = r.git('rev-parse', 'main');
+
+    const failed = await open(r).then((reopened) => reopened.cleanup().catch((e: unknown) => e));
+    expect(failed).toBeInstanceOf(RuntimeError);
+    const message = (failed as Error).message;
+    expect(message).toContain(
+      'conflicts with what your branch got since the run started (shared.txt)',
+    );
+    expect(message).toContain('`git reset` and `git branch -D ralph/add-auth`');
+    expect(message).toContain('`ralphtool finish add-auth --cleanup` marks the run finished');
+    expect(r.git('rev-parse', 'main')).toBe(userCommit);
+    expect(r.git('show', 'ralph/add-auth:shared.txt')).toBe('from the run');
+
+    // Following it: resolve, unstage, drop the branch, then finish --cleanup ends the run.
+    r.write('shared.txt', 'merged\n');
+    r.git('reset', '-q');
+    r.git('branch', '-D', 'ralph/add-auth');
+    const reopened = await open(r);
+    await reopened.cleanup();
+    expect(reopened.state).toMatchObject({ status: 'finished', choice: 'cleanup', step: null });
+    expect(r.git('symbolic-ref', '--short', 'HEAD')).toBe('main');
+    expect(r.read('shared.txt')).toBe('merged\n');
   });
 });
