@@ -32,12 +32,24 @@ export async function lockSession(
   if (!repo) throw notInRepo(cwd);
   const paths = runPaths(repo.gitCommonDir, change);
   await mkdir(paths.dir, { recursive: true });
-  const worktree = await acquireLock(
-    path.join(repo.gitDir, 'ralphtool-worktree.lock'),
-    change,
-    (h) =>
-      `ralphtool is already running ${h.change} in this work tree (pid ${h.pid} on ${h.host}, since ${h.since}): two runs cannot share a working tree; wait for it, or use \`git worktree add\` for a second one`,
-  );
+  // A refusal leaves nothing behind: the folder goes again when it is empty (never when it
+  // holds another ralphtool's lock or a run's files).
+  const removeIfEmpty = async (): Promise<void> => {
+    await rmdir(paths.dir).catch(() => undefined);
+    await rmdir(path.dirname(paths.dir)).catch(() => undefined);
+  };
+  let worktree: HeldLock;
+  try {
+    worktree = await acquireLock(
+      path.join(repo.gitDir, 'ralphtool-worktree.lock'),
+      change,
+      (h) =>
+        `ralphtool is already running ${h.change} in this work tree (pid ${h.pid} on ${h.host}, since ${h.since}): two runs cannot share a working tree; wait for it, or use \`git worktree add\` for a second one`,
+    );
+  } catch (error) {
+    await removeIfEmpty();
+    throw error;
+  }
   let changeLock: HeldLock;
   try {
     changeLock = await acquireLock(
@@ -48,6 +60,7 @@ export async function lockSession(
     );
   } catch (error) {
     await worktree.release();
+    await removeIfEmpty();
     throw error;
   }
   const warnings = [worktree.tookOverFrom, changeLock.tookOverFrom]

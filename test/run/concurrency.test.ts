@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { tasksMarkdown } from '../support/temp-repo.js';
@@ -87,6 +89,9 @@ describe('ralphtool run: one run at a time', () => {
       expect(f.currentBranch()).toBe(branch);
       expect(f.status()).toEqual(status);
       expect(f.branchExists(`ralph/${OTHER}`)).toBe(false);
+      // The refused run left no folder of its own behind (the busy run's folder stays).
+      expect(existsSync(path.join(f.dir, '.git', 'ralphtool', OTHER))).toBe(false);
+      expect(existsSync(path.join(f.dir, '.git', 'ralphtool', CHANGE, 'lock'))).toBe(true);
 
       // The first run is untouched and still stops normally.
       expect(first.child.exitCode).toBeNull();

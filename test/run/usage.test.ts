@@ -91,6 +91,22 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     expect(snapshot(fixture)).toEqual(before);
   });
 
+  it.each([
+    ['resume', ['resume', CHANGE, ...fakeAgentFlags()]],
+    ['finish --keep', ['finish', CHANGE, '--keep']],
+    ['finish --cleanup', ['finish', CHANGE, '--cleanup']],
+  ])(
+    '%s without a recorded run refuses (exit 2) and leaves nothing behind',
+    async (_what, args) => {
+      fixture = newFixture();
+      const before = snapshot(fixture);
+      const result = await runCli(args, { cwd: fixture.dir, env: fixture.env() });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(`no run of ${CHANGE} is recorded`);
+      expect(snapshot(fixture)).toEqual(before);
+    },
+  );
+
   it('refuses --agent command without --agent-command (exit 2)', async () => {
     fixture = newFixture();
     const before = snapshot(fixture);

@@ -65,5 +65,7 @@ export async function finishCommand(
     return 0;
   } finally {
     await locks.release();
+    // A refusal (no run recorded) leaves no folder behind.
+    await locks.forgetIfUnused();
   }
 }
