@@ -128,7 +128,10 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
     ];
     if (!isError) return events;
     const detail = line.result || line.errors?.join('; ') || line.subtype || 'unknown error';
-    agentError = `Claude Code reported an error (${line.subtype ?? 'no subtype'}): ${detail}`;
+    // Claude Code marks some failures `subtype: "success"` with `is_error`: naming that subtype
+    // would only confuse; the others (error_max_turns, …) say what went wrong.
+    const kind = line.subtype && line.subtype !== 'success' ? ` (${line.subtype})` : '';
+    agentError = `Claude Code reported an error${kind}: ${detail}`;
     if (line.api_error_status === 401 || AUTH_FAILURE.test(detail)) {
       events.push(...authFailure(detail));
     }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createBackend } from '../agents/index.js';
 import { assertAgentAvailable } from '../agents/preflight.js';
 import type { Change } from '../core/change.js';
@@ -5,7 +6,7 @@ import { countStories } from '../core/change.js';
 import { UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { openRun, startRun, type CheckpointRun } from '../git/index.js';
-import { readChange } from '../spec/changes.js';
+import { changePaths, readChange } from '../spec/changes.js';
 import { findOpenSpecRoot } from '../spec/root.js';
 import { ensureLearningsFile } from './learnings.js';
 import type { RunOptions } from './options.js';
@@ -47,7 +48,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   const specRoot = findOpenSpecRoot(req.cwd);
   if (req.mode === 'start') {
     const change = await readChange(specRoot, req.change);
-    if (!hasWorkLeft(change, hooks.notice)) return 0;
+    if (!hasWorkLeft(change, specRoot, hooks.notice)) return 0;
   }
   const agentCommand = options.agentCommand ?? undefined;
   const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
@@ -98,8 +99,13 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   }
 }
 
-function hasWorkLeft(change: Change, notice: (message: string) => void): boolean {
+function hasWorkLeft(change: Change, specRoot: string, notice: (message: string) => void): boolean {
   const stories = countStories(change.stories);
+  if (stories.total === 0 && !existsSync(changePaths(specRoot, change.name).tasksPath)) {
+    throw new UsageError(
+      `${change.path} has no tasks.md: write the change's tasks there first (\`openspec instructions tasks --change ${change.name}\` explains how)`,
+    );
+  }
   if (stories.total === 0) {
     throw new UsageError(
       `${change.path}/tasks.md has no tasks (no "- [ ]" lines): add tasks first (\`ralphtool show ${change.name}\`)`,

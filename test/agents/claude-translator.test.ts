@@ -147,7 +147,9 @@ describe('claude translator', () => {
     expect(events.map((e) => e.type)).toEqual(['result', 'error']);
     expect(events[0]).toMatchObject({ type: 'result', isError: true });
     expect(events[1]).toMatchObject({ type: 'error', fatal: false });
-    expect(t.finish('').agentError).toMatch(/success.*529 Overloaded/);
+    expect(t.finish('').agentError).toBe(
+      'Claude Code reported an error: API Error: 529 Overloaded',
+    );
 
     const maxTurns = createClaudeTranslator();
     feed(maxTurns, [

@@ -107,6 +107,24 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     },
   );
 
+  it('refuses a change without tasks.md, saying that is what is missing (exit 2)', async () => {
+    fixture = newFixture();
+    const f = fixture;
+    const folder = path.join(f.dir, 'openspec', 'changes', 'no-tasks-yet');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, 'proposal.md'), '# No tasks yet\n');
+    f.git('add', '-A');
+    f.git('commit', '-q', '-m', 'proposal only');
+    const before = snapshot(f);
+    const result = await runCli(['run', 'no-tasks-yet', ...fakeAgentFlags()], {
+      cwd: f.dir,
+      env: f.env(),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('openspec/changes/no-tasks-yet has no tasks.md');
+    expect(snapshot(f)).toEqual(before);
+  });
+
   it('refuses --agent command without --agent-command (exit 2)', async () => {
     fixture = newFixture();
     const before = snapshot(fixture);
