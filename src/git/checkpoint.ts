@@ -8,7 +8,7 @@ import { clearStaleIndexLock } from './index-lock.js';
 import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
 import { headPosition } from './repo.js';
-import type { RepoLocation } from './repo.js';
+import type { HeadPosition, RepoLocation } from './repo.js';
 import { restoreCheckpoint } from './revert.js';
 import type { CallOptions, EnsureResult, RecordOptions, RevertResult } from './run-options.js';
 import { engineContext } from './run-git.js';
@@ -118,13 +118,17 @@ export class CheckpointRun {
     this.refuseIfFinished();
     if (this.current.step?.op === 'cleanup') throw this.cleanupPending();
     if (this.current.step) await this.finishInterruptedStep(opts);
-    if (await this.isAtCheckpoint(opts)) return { repaired: false, savedRef: null };
+    const head = await headPosition(this.runGit(opts).ctx);
+    if (await this.isAtCheckpoint(head, opts)) {
+      return { repaired: false, savedRef: null, fromBranch: null };
+    }
     const { currentStory, currentAttempt } = this.current;
     const { savedRef } =
       currentStory !== null && currentAttempt !== null
         ? await this.revert(currentStory, currentAttempt, opts)
         : await this.revert(`interrupted-${Date.now()}`, 0, opts);
-    return { repaired: true, savedRef };
+    const fromBranch = head.kind !== 'detached' && head.name !== this.branch ? head.name : null;
+    return { repaired: true, savedRef, fromBranch };
   }
 
   /**
@@ -213,9 +217,8 @@ export class CheckpointRun {
     return deleteAttemptRefs(this.runGit(opts).ctx, this.change);
   }
 
-  private async isAtCheckpoint(opts: CallOptions): Promise<boolean> {
+  private async isAtCheckpoint(head: HeadPosition, opts: CallOptions): Promise<boolean> {
     const g = this.runGit(opts);
-    const head = await headPosition(g.ctx);
     if (head.kind !== 'branch' || head.name !== this.branch || head.sha !== this.checkpointSha) {
       return false;
     }

@@ -34,4 +34,9 @@ export interface EnsureResult {
   repaired: boolean;
   /** Where the leftover work was saved when repaired. */
   savedRef: string | null;
+  /**
+   * The other branch HEAD was on when repaired (the user went back to their own branch after
+   * a crash, say): its commits stay where they are; only the work tree was saved and reverted.
+   */
+  fromBranch: string | null;
 }

@@ -11,6 +11,7 @@ import { findOpenSpecRoot } from '../spec/root.js';
 import { ensureLearningsFile } from './learnings.js';
 import type { RunOptions } from './options.js';
 import { runLoop, type ChooseCompletion } from './orchestrator.js';
+import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
 import { promptPaths, storiesReader, verifyPlan } from './setup.js';
 
@@ -132,11 +133,7 @@ async function reopen(
     draft.pid = process.pid;
     draft.agentPgid = null;
   });
-  const repair = await run.ensureAtCheckpoint();
-  if (repair.repaired) {
-    notice(
-      `reverted the interrupted attempt to the last checkpoint; its work is saved as ${repair.savedRef ?? 'a ref'}`,
-    );
-  }
+  const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
+  if (repaired !== null) notice(repaired);
   return run;
 }

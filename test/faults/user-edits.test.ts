@@ -91,4 +91,50 @@ describe('the user edits files while a run is active', () => {
     ]);
     expect(w.status()).toEqual([]);
   });
+
+  it('back on their own branch after a crash: resume says so, leaves its commits, saves the edit', async () => {
+    world = new FaultWorld(CHANGE, 2).scenario({
+      '1-1': succeed('src/one.txt', 'one\n'),
+      '2-1': [{ say: 'working' }, { hang: true }],
+    });
+    const w = world;
+    await crashWhileAgentRuns(w, 'working');
+    // The user goes back to work on main: a commit there, and an edit not yet committed.
+    w.git('checkout', '-q', '-f', 'main');
+    w.write('user-work.txt', 'committed by the user\n');
+    w.git('add', 'user-work.txt');
+    w.git('commit', '-q', '-m', 'user work');
+    const userCommit = w.sha('main');
+    w.write('user-work.txt', 'committed by the user, then edited\n');
+
+    w.scenario(ALL_SUCCEED);
+    const resumed = await w.loop('resume');
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`you were on main, not ${w.branch}`);
+    expect(resumed.stderr).toContain(`the commits of main are untouched`);
+    expect(resumed.stderr).toContain(`saved as ${REF}/2-1`);
+    expect(w.sha('main')).toBe(userCommit);
+    expect(w.git('show', `${REF}/2-1:user-work.txt`)).toBe('committed by the user, then edited\n');
+    expect(w.subjects(`${w.sha(`${w.branch}~2`)}..${w.branch}`)).toEqual([
+      'checkpoint: 1',
+      'checkpoint: 2',
+    ]);
+  });
+
+  it('back on their own branch after a crash: finish --keep says so before keeping the run', async () => {
+    world = new FaultWorld(CHANGE, 2).scenario({
+      '1-1': succeed('src/one.txt', 'one\n'),
+      '2-1': [{ say: 'working' }, { hang: true }],
+    });
+    const w = world;
+    await crashWhileAgentRuns(w, 'working');
+    w.git('checkout', '-q', '-f', 'main');
+    w.write('user-new.txt', 'the user started something\n');
+
+    const finished = await w.cli(['finish', CHANGE, '--keep']);
+    expect(finished.exitCode, finished.stderr).toBe(0);
+    expect(finished.stderr).toContain(`you were on main, not ${w.branch}`);
+    expect(w.git('show', `${REF}/2-1:user-new.txt`)).toBe('the user started something\n');
+    expect(w.currentBranch()).toBe(w.branch);
+  });
 });

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { openRun } from '../../git/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
+import { repairNotice } from '../../run/repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../../run/session.js';
 import type { CommandIO } from '../io.js';
 import { parsePositiveDuration } from '../options.js';
@@ -46,6 +47,11 @@ export async function finishCommand(
       assertResumable(run.state, 'finish');
       if (killOrphanedAgent(run.state)) {
         io.stderr.write('ralphtool: stopped the agent the interrupted run left running\n');
+      }
+      if (run.state.step?.op !== 'cleanup') {
+        // Put back first (cleanup and keep would do it silently), to say what was found.
+        const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
+        if (repaired !== null) io.stderr.write(`ralphtool: ${repaired}\n`);
       }
       const outcome = run.state.outcome ?? 'stopped';
       if (cleanup) await run.cleanup({ outcome });
