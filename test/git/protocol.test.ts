@@ -211,7 +211,11 @@ describe('revert', () => {
 describe('ensureAtCheckpoint and inspect', () => {
   it('does nothing at the checkpoint and repairs anything else through the revert path', async () => {
     const { r, run } = await started();
-    expect(await run.ensureAtCheckpoint()).toEqual({ repaired: false, savedRef: null });
+    expect(await run.ensureAtCheckpoint()).toEqual({
+      repaired: false,
+      savedRef: null,
+      fromBranch: null,
+    });
     await run.update((draft) => {
       draft.currentStory = '4';
       draft.currentAttempt = 2;
@@ -222,7 +226,12 @@ describe('ensureAtCheckpoint and inspect', () => {
     expect(before).toMatchObject({ onRunBranch: false, atCheckpoint: false, clean: false });
     expect(before.changes).toEqual([{ code: '??', path: 'leftover.txt' }]);
     const repaired = await run.ensureAtCheckpoint();
-    expect(repaired).toEqual({ repaired: true, savedRef: 'refs/ralphtool/add-auth/attempts/4-2' });
+    // A detached HEAD is no branch of the user's: nothing more to say about it.
+    expect(repaired).toEqual({
+      repaired: true,
+      savedRef: 'refs/ralphtool/add-auth/attempts/4-2',
+      fromBranch: null,
+    });
     const after = await inspect({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     expect(after).toMatchObject({
       onRunBranch: true,
