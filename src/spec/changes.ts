@@ -97,6 +97,19 @@ export async function listChanges(root: string): Promise<ChangeSummary[]> {
   return summaries;
 }
 
+/**
+ * Folders under openspec/changes/ that `listChanges` leaves out because their names are not
+ * valid change names (`My_Change`): OpenSpec itself lists them, so `list` names them rather
+ * than letting them vanish.
+ */
+export async function invalidChangeFolders(root: string): Promise<string[]> {
+  return (await changeDirEntries(root))
+    .filter((entry) => entry.isDirectory() && entry.name !== ARCHIVE)
+    .map((entry) => entry.name)
+    .filter((name) => !isValidChangeName(name))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 async function assertChangeExists(paths: ChangePaths, name: string): Promise<void> {
   const unknown = new UsageError(
     `unknown change "${name}": no folder ${changeRelativePath(name)} (see \`ralphtool list\`)`,

@@ -116,7 +116,22 @@ describe('ralphtool list and show: bad input', () => {
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('openspec new change');
     const json = await runCli(['list', '--json'], { cwd: dir });
-    expect(JSON.parse(json.stdout)).toEqual({ changes: [] });
+    expect(JSON.parse(json.stdout)).toEqual({ changes: [], skipped: [] });
+  });
+
+  it('names the folders it cannot run instead of hiding them (OpenSpec lists them)', async () => {
+    await mkdir(join(dir, 'openspec', 'changes', 'My_Change'), { recursive: true });
+    await mkdir(join(dir, 'openspec', 'changes', 'real'), { recursive: true });
+    await writeFile(join(dir, 'openspec', 'changes', 'real', 'tasks.md'), '- [ ] one\n');
+    const run = await runCli(['list'], { cwd: dir });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('real');
+    expect(run.stdout).not.toContain('My_Change');
+    expect(run.stderr).toContain('skipped openspec/changes/My_Change: not a valid change name');
+    const json = await runCli(['list', '--json'], { cwd: dir });
+    const parsed = JSON.parse(json.stdout) as { changes: { name: string }[]; skipped: string[] };
+    expect(parsed.changes.map((c) => c.name)).toEqual(['real']);
+    expect(parsed.skipped).toEqual(['My_Change']);
   });
 
   it('rejects invalid change names and unknown changes with exit 2, no stack trace', async () => {

@@ -1,5 +1,5 @@
 import { findOpenSpecRoot } from '../../spec/root.js';
-import { listChanges } from '../../spec/changes.js';
+import { invalidChangeFolders, listChanges } from '../../spec/changes.js';
 import type { CommandIO } from '../io.js';
 import { renderChangeList } from '../render/list.js';
 import { assertDirectory } from './cwd.js';
@@ -12,10 +12,16 @@ export async function listCommand(
   assertDirectory(opts.cwd);
   const root = findOpenSpecRoot(opts.cwd);
   const changes = await listChanges(root);
+  const skipped = await invalidChangeFolders(root);
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ changes }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ changes, skipped }, null, 2)}\n`);
   } else {
     io.stdout.write(renderChangeList(changes, io.style, new Date()));
+    for (const name of skipped) {
+      io.stderr.write(
+        `ralphtool: skipped openspec/changes/${name}: not a valid change name (lowercase kebab-case, e.g. add-auth); rename the folder to run it\n`,
+      );
+    }
   }
   return 0;
 }
