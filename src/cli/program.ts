@@ -25,6 +25,8 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // One prefix for every error, whoever found it: commander's own say `error:`.
+      outputError: (text, write) => write(text.replace(/^error: /, 'ralphtool: ')),
     });
 
   const cwdOf = (cmd: Command): string => {

@@ -154,7 +154,7 @@ describe('ralphtool list and show: bad input', () => {
   it('rejects unknown flags and a missing -C directory with exit 2', async () => {
     const flag = await runCli(['list', '--bogus'], { cwd: dir });
     expect(flag.exitCode).toBe(2);
-    expect(flag.stderr).toMatch(/unknown option/);
+    expect(flag.stderr).toMatch(/^ralphtool: unknown option '--bogus'/);
     const missing = await runCli(['-C', join(dir, 'missing'), 'list'], { cwd: dir });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/not a directory/);
