@@ -18,6 +18,16 @@ afterEach(() => {
   world = undefined;
 });
 
+/** A run killed with -9 while the agent works on story 2 (story 1 has its checkpoint). */
+async function crashedDuringStoryTwo(): Promise<FaultWorld> {
+  world = new FaultWorld(CHANGE, 2).scenario({
+    '1-1': succeed('src/one.txt', 'one\n'),
+    '2-1': [{ say: 'working' }, { hang: true }],
+  });
+  await crashWhileAgentRuns(world, 'working');
+  return world;
+}
+
 function editLikeAUser(w: FaultWorld): void {
   w.write('docs/stable.md', 'stable docs, edited by the user mid-run\n');
   w.write('user-new.txt', 'a file the user created mid-run\n');
@@ -69,12 +79,7 @@ describe('the user edits files while a run is active', () => {
   });
 
   it('while a crashed run waits for resume: resume saves the edit under a ref before carrying on', async () => {
-    world = new FaultWorld(CHANGE, 2).scenario({
-      '1-1': succeed('src/one.txt', 'one\n'),
-      '2-1': [{ say: 'working' }, { hang: true }],
-    });
-    const w = world;
-    await crashWhileAgentRuns(w, 'working');
+    const w = await crashedDuringStoryTwo();
     editLikeAUser(w);
     w.scenario(ALL_SUCCEED);
     const resumed = await w.loop('resume');
@@ -93,12 +98,7 @@ describe('the user edits files while a run is active', () => {
   });
 
   it('back on their own branch after a crash: resume says so, leaves its commits, saves the edit', async () => {
-    world = new FaultWorld(CHANGE, 2).scenario({
-      '1-1': succeed('src/one.txt', 'one\n'),
-      '2-1': [{ say: 'working' }, { hang: true }],
-    });
-    const w = world;
-    await crashWhileAgentRuns(w, 'working');
+    const w = await crashedDuringStoryTwo();
     // The user goes back to work on main: a commit there, and an edit not yet committed.
     w.git('checkout', '-q', '-f', 'main');
     w.write('user-work.txt', 'committed by the user\n');
@@ -122,12 +122,7 @@ describe('the user edits files while a run is active', () => {
   });
 
   it('back on their own branch after a crash: finish --keep says so before keeping the run', async () => {
-    world = new FaultWorld(CHANGE, 2).scenario({
-      '1-1': succeed('src/one.txt', 'one\n'),
-      '2-1': [{ say: 'working' }, { hang: true }],
-    });
-    const w = world;
-    await crashWhileAgentRuns(w, 'working');
+    const w = await crashedDuringStoryTwo();
     w.git('checkout', '-q', '-f', 'main');
     w.write('user-new.txt', 'the user started something\n');
 

@@ -32,6 +32,18 @@ function checkoutThenSameSizeEdit(r: TempRepo, path: string, edited: string): nu
   throw new Error('could not edit the file in the same second as the checkout');
 }
 
+/** The work tree as a tree object, from the real index's stats, as a revert saves it. */
+function snapshotAsARevertDoes(r: TempRepo): Promise<string> {
+  return snapshotWorkTree(
+    { cwd: r.dir, timeoutMs: TIMEOUT_MS },
+    {
+      scratchDir: join(r.dir, '.git'),
+      startIndex: join(r.dir, '.git', 'index'),
+      baseTree: r.git('rev-parse', 'HEAD^{tree}'),
+    },
+  );
+}
+
 describe('snapshotWorkTree', () => {
   it('saves a same-size edit made in the same second as the checkout, even seconds later', async () => {
     const r = makeRepo();
@@ -43,14 +55,7 @@ describe('snapshotWorkTree', () => {
     // The snapshot is taken in a later second than the checkout (the attempt ran a while).
     while (Date.now() < (second + 1) * 1000 + 50) await sleep(50);
 
-    const tree = await snapshotWorkTree(
-      { cwd: r.dir, timeoutMs: TIMEOUT_MS },
-      {
-        scratchDir: join(r.dir, '.git'),
-        startIndex: join(r.dir, '.git', 'index'),
-        baseTree: r.git('rev-parse', 'HEAD^{tree}'),
-      },
-    );
+    const tree = await snapshotAsARevertDoes(r);
 
     expect(r.git('cat-file', '-p', `${tree}:tasks.md`)).toBe('- [x] 1.1 do it');
     // The real index was left alone: git still sees the edit as unstaged.
@@ -71,14 +76,7 @@ describe('snapshotWorkTree', () => {
     r.write('a.txt', 'changed\n');
     r.write('new.txt', 'new\n');
 
-    const tree = await snapshotWorkTree(
-      { cwd: r.dir, timeoutMs: TIMEOUT_MS },
-      {
-        scratchDir: join(r.dir, '.git'),
-        startIndex: join(r.dir, '.git', 'index'),
-        baseTree: r.git('rev-parse', 'HEAD^{tree}'),
-      },
-    );
+    const tree = await snapshotAsARevertDoes(r);
 
     expect(r.git('cat-file', '-p', `${tree}:a.txt`)).toBe('changed');
     expect(r.git('cat-file', '-p', `${tree}:new.txt`)).toBe('new');
