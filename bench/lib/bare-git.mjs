@@ -100,13 +100,13 @@ export function perStory(times) {
  * timeout): what each of the engine's git processes costs at least.
  */
 export async function wrapperFloor(cli, repo, env, reps) {
-  const { exec } = await import(
+  const { execProgram } = await import(
     pathToFileURL(path.join(path.dirname(cli), '../process/exec.js')).href
   );
   const samples = [];
   for (let r = 0; r < reps; r++) {
     const started = process.hrtime.bigint();
-    await exec('git', ['rev-parse', 'HEAD'], { cwd: repo, env, timeoutMs: 30_000 });
+    await execProgram('git', ['rev-parse', 'HEAD'], { cwd: repo, env, timeoutMs: 30_000 });
     samples.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return median(samples);

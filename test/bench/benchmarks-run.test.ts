@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { execProgram } from '../../src/process/exec.js';
+import { CLI_PATH } from '../support/cli.js';
+
+/** The checkout (vitest runs from it, as CLI_PATH assumes). */
+const ROOT = path.resolve();
+
+async function runScript(script: string, args: readonly string[]): Promise<string> {
+  const result = await execProgram(process.execPath, [path.join(ROOT, script), ...args], {
+    cwd: ROOT,
+    timeoutMs: 240_000,
+    reject: false,
+  });
+  expect(result.exitCode, result.stderr).toBe(0);
+  return result.stdout;
+}
+
+/**
+ * The benchmarks are not part of the suite (they measure, and take minutes), but they must
+ * keep working: a rename in src/ once broke loop-overhead.mjs without anyone noticing. This
+ * runs each at its smallest size against the built CLI and checks it reports, nothing more.
+ */
+describe('the benchmark scripts still run', () => {
+  it('loop-overhead.mjs reports every column for a tiny run', async () => {
+    const stdout = await runScript('bench/loop-overhead.mjs', [
+      '--runs',
+      '1',
+      '--stories',
+      '1',
+      '--files',
+      '30',
+      '--git-reps',
+      '1',
+      '--cli',
+      CLI_PATH,
+    ]);
+    expect(stdout).toContain('overhead/story');
+    expect(stdout).toContain('bare git/story');
+    expect(stdout).toContain('30 files');
+  }, 240_000);
+
+  it('soak.mjs runs one seed and finds it consistent', async () => {
+    const stdout = await runScript('bench/soak.mjs', [
+      '--seeds',
+      '1',
+      '--stories',
+      '3',
+      '--cli',
+      CLI_PATH,
+    ]);
+    expect(stdout).toContain('consistent: 1 of 1');
+  }, 240_000);
+});
