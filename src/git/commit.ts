@@ -32,8 +32,9 @@ export async function fallbackIdentityEnv(ctx: GitContext): Promise<Record<strin
       value: FALLBACK_EMAIL,
     },
   ];
+  const configured = await identityConfig(ctx);
   for (const part of parts) {
-    if (await configValue(ctx, part.key)) continue;
+    if (configured.has(part.key)) continue;
     for (const variable of [part.author, part.committer]) {
       if (!inherited[variable]) env[variable] = part.value;
     }
@@ -41,10 +42,26 @@ export async function fallbackIdentityEnv(ctx: GitContext): Promise<Record<strin
   return env;
 }
 
-async function configValue(ctx: GitContext, key: string): Promise<string | null> {
-  const result = await git(ctx, ['config', '--get', key], { allowFailure: true });
-  const value = result.exitCode === 0 ? result.stdout.trim() : '';
-  return value === '' ? null : value;
+/**
+ * The identity keys the repository's config sets to something non-empty, read with one git
+ * process (a commit is made for every story and every failed attempt).
+ */
+async function identityConfig(ctx: GitContext): Promise<Set<string>> {
+  const result = await git(ctx, ['config', '-z', '--get-regexp', '^user\\.(name|email)$'], {
+    allowFailure: true,
+  });
+  const set = new Set<string>();
+  if (result.exitCode !== 0) return set; // 1: none of them is set
+  // With -z each entry is `key\nvalue\0`; a later entry of the same key overrides an earlier one.
+  const values = new Map<string, string>();
+  for (const entry of result.stdout.split('\0')) {
+    if (entry === '') continue;
+    const newline = entry.indexOf('\n');
+    const key = (newline === -1 ? entry : entry.slice(0, newline)).toLowerCase();
+    values.set(key, newline === -1 ? '' : entry.slice(newline + 1).trim());
+  }
+  for (const [key, value] of values) if (value !== '') set.add(key);
+  return set;
 }
 
 /** Stages the whole work tree (`add -A`) and commits it, even when nothing changed; returns the sha. */

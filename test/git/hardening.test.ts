@@ -90,6 +90,25 @@ describe('checkpoints whatever the repository is configured to do', () => {
     }
     expect(r.git('config', '--local', '--list')).toBe(configBefore);
   });
+
+  it('falls back only for the part that is missing, and for a name emptied by a later setting', async () => {
+    const home = tempDir();
+    const env = { HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    const r = repo({ identity: false, commit: false, env });
+    r.git('config', 'user.name', 'Only A Name');
+    r.write('a.txt', 'a\n');
+    const opts = { cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS, env };
+    const run = await startRun(opts);
+    expect(r.git('log', '-1', '--format=%an <%ae>', run.checkpointSha)).toBe(
+      'Only A Name <ralphtool@localhost>',
+    );
+    // A later empty value wins over the earlier one, as for git itself (which would refuse it).
+    r.git('config', '--add', 'user.name', '');
+    r.git('config', 'user.email', 'me@example.com');
+    r.write('b.txt', 'b\n');
+    const sha = await run.accept('1');
+    expect(r.git('log', '-1', '--format=%an <%ae>', sha)).toBe('ralphtool <me@example.com>');
+  });
 });
 
 describe('interrupted sequences', () => {
