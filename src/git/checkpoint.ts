@@ -7,14 +7,13 @@ import { commitStory } from './accept.js';
 import { clearStaleIndexLock } from './index-lock.js';
 import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
-import { headPosition } from './repo.js';
 import type { HeadPosition, RepoLocation } from './repo.js';
 import { restoreCheckpoint } from './revert.js';
 import type { CallOptions, EnsureResult, RecordOptions, RevertResult } from './run-options.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
-import { dirtySubmodules, isClean, operationInProgress } from './status.js';
+import { dirtySubmodules, headAndCleanliness, operationInProgress } from './status.js';
 
 /**
  * One recorded run and the git protocol on it (contract "The git protocol"): the loop keeps
@@ -118,8 +117,8 @@ export class CheckpointRun {
     this.refuseIfFinished();
     if (this.current.step?.op === 'cleanup') throw this.cleanupPending();
     if (this.current.step) await this.finishInterruptedStep(opts);
-    const head = await headPosition(this.runGit(opts).ctx);
-    if (await this.isAtCheckpoint(head, opts)) {
+    const { head, clean } = await headAndCleanliness(this.runGit(opts).ctx);
+    if (clean && (await this.isAtCheckpoint(head))) {
       return { repaired: false, savedRef: null, fromBranch: null };
     }
     const { currentStory, currentAttempt } = this.current;
@@ -217,13 +216,12 @@ export class CheckpointRun {
     return deleteAttemptRefs(this.runGit(opts).ctx, this.change);
   }
 
-  private async isAtCheckpoint(head: HeadPosition, opts: CallOptions): Promise<boolean> {
-    const g = this.runGit(opts);
+  /** HEAD on the run's branch at the checkpoint, with no git operation half-way. */
+  private async isAtCheckpoint(head: HeadPosition): Promise<boolean> {
     if (head.kind !== 'branch' || head.name !== this.branch || head.sha !== this.checkpointSha) {
       return false;
     }
-    if ((await operationInProgress(this.repo.gitDir)) !== null) return false;
-    return isClean(g.ctx);
+    return (await operationInProgress(this.repo.gitDir)) === null;
   }
 
   /**

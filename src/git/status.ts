@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git } from './git.js';
 import type { GitContext } from './git.js';
+import { headPosition, type HeadPosition } from './repo.js';
 
 /** A multi-step git operation that stopped half-way and waits for the user. */
 export type GitOperation = 'merge' | 'rebase' | 'am' | 'cherry-pick' | 'revert' | 'bisect';
@@ -75,6 +76,44 @@ export async function isClean(
   opts: { readOnly?: boolean } = {},
 ): Promise<boolean> {
   return (await statusEntries(ctx, { ...opts, submodules: 'dirty' })).length === 0;
+}
+
+/**
+ * Where HEAD is and whether the work tree is clean (as `isClean` counts it), from one
+ * `git status`: this is checked before every attempt, and three git processes (symbolic-ref,
+ * rev-parse, status) become one. Falls back to `headPosition` when git does not name the
+ * branch (a symbolic HEAD outside refs/heads).
+ */
+export async function headAndCleanliness(
+  ctx: GitContext,
+): Promise<{ head: HeadPosition; clean: boolean }> {
+  const result = await git(ctx, [
+    'status',
+    '--porcelain=v2',
+    '--branch',
+    '-z',
+    '--untracked-files=all',
+    '--ignore-submodules=dirty',
+  ]);
+  let oid: string | null = null;
+  let branch: string | null = null;
+  let clean = true;
+  for (const entry of result.stdout.split('\0')) {
+    if (entry === '') continue;
+    if (entry.startsWith('# branch.oid ')) oid = entry.slice('# branch.oid '.length);
+    else if (entry.startsWith('# branch.head ')) branch = entry.slice('# branch.head '.length);
+    else if (!entry.startsWith('# ')) clean = false;
+  }
+  const head = headFromStatus(oid, branch) ?? (await headPosition(ctx));
+  return { head, clean };
+}
+
+function headFromStatus(oid: string | null, branch: string | null): HeadPosition | null {
+  if (oid === null || branch === null || branch === '(unknown)') return null;
+  if (branch === '(detached)') return oid === '(initial)' ? null : { kind: 'detached', sha: oid };
+  return oid === '(initial)'
+    ? { kind: 'unborn', name: branch }
+    : { kind: 'branch', name: branch, sha: oid };
 }
 
 /** Parses `status --porcelain=v1 -z`: `XY path\0`, renames and copies followed by `from\0`. */
