@@ -30,6 +30,9 @@ function isOpenSpecRoot(dir: string): boolean {
 /**
  * The directory holding `openspec/`, searched from `startDir` upwards like the
  * OpenSpec CLI does, so that ralphtool works from any subdirectory of a project.
+ * The search stops at the top of the git work tree it starts in (the first folder with a
+ * `.git`): a change of an enclosing project is not this repository's, and running it would
+ * send the agent and the checkpoints into that other repository.
  * Returned as a canonical (symlink-free) absolute path.
  */
 export function findOpenSpecRoot(startDir: string): string {
@@ -37,6 +40,11 @@ export function findOpenSpecRoot(startDir: string): string {
   let dir = start;
   for (;;) {
     if (isOpenSpecRoot(dir)) return realpathSync(dir);
+    if (existsSync(join(dir, '.git'))) {
+      throw new UsageError(
+        `no openspec/ folder in the repository ${dir}: run \`openspec init\` there first`,
+      );
+    }
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;

@@ -151,6 +151,20 @@ describe('findOpenSpecRoot', () => {
     expect(findOpenSpecRoot(join(dir, 'inner'))).toBe(findOpenSpecRoot(dir));
   });
 
+  it('stops at the top of the git work tree it starts in: an enclosing project is not this one', async () => {
+    dir = await makeTempDir();
+    await mkdir(join(dir, 'openspec', 'changes', 'outer-change'), { recursive: true });
+    await mkdir(join(dir, 'inner', '.git'), { recursive: true });
+    await mkdir(join(dir, 'inner', 'src'), { recursive: true });
+    expect(() => findOpenSpecRoot(join(dir, 'inner', 'src'))).toThrow(
+      `no openspec/ folder in the repository ${join(dir, 'inner')}: run \`openspec init\` there first`,
+    );
+    // The repository's own openspec/ is found from below, .git beside it or not.
+    await mkdir(join(dir, 'inner', 'openspec', 'changes'), { recursive: true });
+    expect(findOpenSpecRoot(join(dir, 'inner', 'src'))).toBe(findOpenSpecRoot(join(dir, 'inner')));
+    expect(findOpenSpecRoot(join(dir, 'inner')).endsWith('/inner')).toBe(true);
+  });
+
   it('fails with exit code 2 and the `openspec init` hint when there is none', async () => {
     dir = await makeTempDir();
     await mkdir(join(dir, 'a', 'b'), { recursive: true });
