@@ -19,9 +19,10 @@ export function createUiController(
   cwd: string,
   options: RunOptions,
   env: NodeJS.ProcessEnv,
-): UiController & { stopActive(): void } {
+): UiController & { stopActive(): void; quitAtOnce(): boolean } {
   const runs = new Map<string, CheckpointRun>();
   let active: RunHandle | null = null;
+  let forced = false;
   const agentLabel =
     options.agent === 'command' ? commandLabel(options.agentCommand ?? '') : options.agent;
 
@@ -75,7 +76,10 @@ export function createUiController(
           else pending = choice;
         },
         // The CLI exits right after the UI closes; the run stays on disk for resume/finish.
-        forceQuit: () => stop.abort(),
+        forceQuit: () => {
+          forced = true;
+          stop.abort();
+        },
         done,
         get transcriptsDir() {
           return runs.get(change)?.paths.transcriptsDir;
@@ -93,6 +97,8 @@ export function createUiController(
       return changedFilesSince({ cwd, timeoutMs: options.commandTimeoutMs }, original);
     },
     stopActive: () => active?.stop(),
+    /** Whether the user quit at once (q three times) while a run was live. */
+    quitAtOnce: () => forced,
   };
 }
 

@@ -45,3 +45,11 @@ export function exitCodeFor(outcome: RunOutcome): number {
       return 1;
   }
 }
+
+/**
+ * The `error` event that goes with `story.exhausted` (issue: "emit story.exhausted and an error
+ * event with the details"); views that already show the exhausted story leave it out by it.
+ */
+export function exhaustedMessage(storyId: string, attempts: number, reason: string): string {
+  return `story ${storyId} failed all ${attempts} attempt(s); the last one: ${reason}`;
+}

@@ -2,7 +2,7 @@ import type { AgentBackend } from '../agents/types.js';
 import type { Change, Story } from '../core/change.js';
 import { RalphError } from '../core/errors.js';
 import type { CompletionChoice, FailureKind, RunEvent, RunOutcome } from '../core/events.js';
-import { exitCodeFor, nextStep } from '../core/loop.js';
+import { exhaustedMessage, exitCodeFor, nextStep } from '../core/loop.js';
 import type { PromptChangePaths } from '../core/prompt.js';
 import type { CheckpointRun } from '../git/index.js';
 import { processIdentity } from './lock.js';
@@ -228,7 +228,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
     emit({ type: 'story.exhausted', storyId, attempts: p.attempts, reason });
     emit({
       type: 'error',
-      message: `story ${storyId} failed all ${p.attempts} attempt(s); the last one: ${reason}`,
+      message: exhaustedMessage(storyId, p.attempts, reason),
       fatal: false,
     });
   }

@@ -199,6 +199,9 @@ export function App({
     useCallback(
       (input, key) => {
         for (const uiKey of toUiKeys(input, key)) {
+          // Nothing is shown while the terminal is too small: only stopping and quitting act,
+          // so that Enter cannot apply a choice or start a run the user cannot see.
+          if (isTooSmall(sizeRef.current) && uiKey !== 'q' && uiKey !== 'ctrl-c') continue;
           transition((s) => pressKey(s, uiKey, keyContext(s)));
         }
       },

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunOutcome, TimedRunEvent } from '../../src/core/events.js';
+import { exhaustedMessage } from '../../src/core/loop.js';
 import { FakeController } from './support/fake-controller.js';
 import {
   addAuth,
@@ -88,12 +89,28 @@ describe('Completion screen', () => {
         attempts: 2,
         reason: 'verify-failed: npm test exited 1',
       }),
+      at(91, {
+        type: 'error',
+        message: exhaustedMessage('3', 2, 'verify-failed: npm test exited 1'),
+        fatal: false,
+      }),
+      at(92, { type: 'error', message: 'transcript could not be written', fatal: false }),
     ]);
     const frame = ui.frame();
     expect(frame).toContain(
       'Story 3 used all 2 attempts. Last reason: verify-failed: npm test exited 1',
     );
     expect(frame).toContain('Stories 2/3 done');
+    // The error event that repeats the exhausted story is not shown a second time; others are.
+    expect(frame).not.toContain('failed all 2 attempt(s)');
+    expect(frame).toContain('warning: transcript could not be written');
+  });
+
+  it('says how to leave without choosing, and counts the q presses', async () => {
+    const { ui } = await runUntilChoice('complete');
+    expect(ui.frame()).toContain('↑/↓ choose · Enter apply · q×3 quit without choosing');
+    await ui.press('q');
+    await ui.until('press q 2 more times within 3 s to quit at once');
   });
 
   it('says when the user stopped the run, and when an error did', async () => {

@@ -134,4 +134,25 @@ describe('terminal size', () => {
     await ui.resize(80, 24);
     await ui.until('stopping…');
   });
+
+  it('ignores every other key while too small: Enter cannot apply a choice nobody sees', async () => {
+    const controller = new FakeController([bigChange()], (c) => summaryOf(c));
+    ui = await renderUi(controller, { columns: 60, rows: 20 });
+    await ui.press(KEY.enter);
+    await ui.until('Story 1: A story');
+    await ui.press('r');
+    controller.lastRun.emit(
+      ...runEvents(),
+      at(9, { type: 'run.awaiting-choice', outcome: 'stopped', options: ['cleanup', 'keep'] }),
+    );
+    await ui.until('Cleanup');
+    await ui.resize(50, 15);
+    await ui.until('terminal too small');
+    await ui.press(KEY.down);
+    await ui.press(KEY.enter);
+    expect(controller.lastRun.calls).toEqual([]);
+    await ui.resize(60, 20);
+    const frame = await ui.until('Cleanup');
+    expect(frame).toContain('› Cleanup');
+  });
 });

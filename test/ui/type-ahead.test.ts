@@ -120,5 +120,7 @@ describe('toUiKey', () => {
     expect(toUiKeys('xq', none)).toEqual(['q']);
     expect(toUiKeys('', { ...none, downArrow: true })).toEqual(['down']);
     expect(toUiKeys('x', none)).toEqual([]);
+    // Three Ctrl-C read at once (a fast hand, or a loaded machine) are three presses.
+    expect(toUiKeys('\x03\x03\x03', none)).toEqual(['ctrl-c', 'ctrl-c', 'ctrl-c']);
   });
 });

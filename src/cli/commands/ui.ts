@@ -19,7 +19,7 @@ export async function uiCommand(
   process.on('SIGTERM', onTerm);
   try {
     const code = await renderApp(controller);
-    if (code === 130) {
+    if (controller.quitAtOnce()) {
       io.stderr.write(
         'ralphtool: quit at once; any run in progress is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
       );

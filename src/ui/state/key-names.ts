@@ -78,6 +78,8 @@ function characterKey(input: string): UiKey | null {
     case 'r':
     case 'R':
       return 'r';
+    case '\x03':
+      return 'ctrl-c';
     default:
       return null;
   }

@@ -1,5 +1,6 @@
 import { formatCost, formatDuration } from '../../cli/render/format.js';
 import type { CompletionChoice } from '../../core/events.js';
+import { exhaustedMessage } from '../../core/loop.js';
 import type { RunState } from '../state/app-state.js';
 import { elapsedMs, storiesDone } from '../state/loop-status.js';
 import { oneLine, wrap } from '../text.js';
@@ -48,13 +49,20 @@ export function completionFrame(run: RunState, size: Size, now: number): Frame {
   }
   body.push(blank);
   if (run.applying) body.push(row(`applying ${run.applying}… git is at work`, 'warn'));
+  else if (run.hint) body.push(row(run.hint, 'warn'));
+  const ex = view.exhausted;
+  const shownAbove = ex ? exhaustedMessage(ex.storyId, ex.attempts, ex.reason) : null;
   for (const e of view.errors) {
+    if (!e.fatal && e.message === shownAbove) continue;
     for (const line of wrap(`${e.fatal ? 'error' : 'warning'}: ${e.message}`, size.columns, '  ')) {
       body.push(row(line, 'bad'));
     }
   }
   const footer: Row[] = [
-    row(run.applying ? 'please wait…' : '←/→ or ↑/↓ choose · Enter apply', 'dim'),
+    row(
+      run.applying ? 'please wait…' : '↑/↓ choose · Enter apply · q×3 quit without choosing',
+      'dim',
+    ),
   ];
   return { header, body, top: 0, height: bodyHeight(size, header.length, footer.length), footer };
 }
@@ -64,7 +72,7 @@ function reason(run: RunState): { text: string; tone: 'good' | 'bad' | 'warn' } 
   switch (view.awaiting?.outcome ?? view.finished?.outcome) {
     case 'complete': {
       const n = view.summary.stories.length;
-      return { text: `All ${n} ${n === 1 ? 'story is' : 'stories are'} done.`, tone: 'good' };
+      return { text: n === 1 ? 'The story is done.' : `All ${n} stories are done.`, tone: 'good' };
     }
     case 'max-retries': {
       const ex = view.exhausted;
