@@ -58,7 +58,9 @@ export function createUiController(
               if (pending) resolve(pending);
               else answer = resolve;
             }),
-          notice: (message) => emit({ type: 'error', message, fatal: false }),
+          // Shown as "warning: …" by the UI already.
+          notice: (message) =>
+            emit({ type: 'error', message: message.replace(/^warning: /, ''), fatal: false }),
           onRun: (run) => runs.set(change, run),
         },
       ).then(

@@ -30,6 +30,16 @@ describe('Changes screen', () => {
     expect(await ui.until('could not list')).toContain('not inside a git repository');
   });
 
+  it('wraps a long error instead of cutting off what to do', async () => {
+    const controller = new FakeController([], (c) => summaryOf(c));
+    controller.listError =
+      'no openspec/ folder in the repository /tmp/some/rather/long/path/to/a/project: run `openspec init` there first';
+    ui = await renderUi(controller, { columns: 60, rows: 20 });
+    const frame = await ui.until('could not list');
+    expect(frame.replace(/\n\s*/g, ' ')).toContain('run `openspec init` there first');
+    for (const line of frame.split('\n')) expect([...line].length).toBeLessThanOrEqual(60);
+  });
+
   it('lists changes with progress and last modification', async () => {
     ui = await renderUi(new FakeController([addAuth()], (c) => summaryOf(c)), {
       now: T0 + 5 * 60_000,

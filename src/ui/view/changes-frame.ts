@@ -2,7 +2,7 @@ import { formatDuration, progressBar, relativeTime } from '../../cli/render/form
 import type { UiRunOptions } from '../controller.js';
 import { keepInView } from '../state/list.js';
 import type { UiState } from '../state/app-state.js';
-import { fit, oneLine } from '../text.js';
+import { fit, oneLine, wrap } from '../text.js';
 import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
 
 const FIXED_COLUMNS = 2 + 14 + 2 + 9 + 2 + 9 + 2;
@@ -22,7 +22,10 @@ export function changesFrame(state: UiState, size: Size, now: number): Frame {
       changes.status === 'loading'
         ? [row('loading changes…', 'dim')]
         : changes.status === 'error'
-          ? [row(`could not list the changes: ${oneLine(changes.message)}`, 'bad')]
+          ? // Wrapped, not clipped: the end of the message says what to do.
+            wrap(`could not list the changes: ${oneLine(changes.message)}`, size.columns, '  ').map(
+              (line) => row(line, 'bad'),
+            )
           : emptyState();
     return { header, body, top: 0, height: bodyHeight(size, 1, 1), footer };
   }

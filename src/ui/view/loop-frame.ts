@@ -220,7 +220,9 @@ function footerRows(run: RunState, width: number, now: number): Row[] {
   const earlier = errors.length - shown.length;
   shown.forEach((e, i) => {
     const prefix = i === 0 && earlier > 0 ? `(${earlier} earlier) ` : '';
-    add(`${prefix}${e.fatal ? 'error' : 'warning'}: ${e.message}`, 'bad', 2);
+    // The newest gets room for its advice (it usually ends with what to do).
+    const rows = i === shown.length - 1 ? 4 : 2;
+    add(`${prefix}${e.fatal ? 'error' : 'warning'}: ${e.message}`, 'bad', rows);
   });
   if (run.ended) {
     add(`The run ended (exit ${run.ended.exitCode}). Esc back to changes · q quit`, 'warn');

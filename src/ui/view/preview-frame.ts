@@ -27,7 +27,11 @@ export function previewFrame(preview: PreviewState, options: UiRunOptions, size:
   let body: Row[];
   if (preview.change.status === 'loading') body = [row(`loading ${name}…`, 'dim')];
   else if (preview.change.status === 'error')
-    body = [row(`could not read ${name}: ${oneLine(preview.change.message)}`, 'bad')];
+    body = wrap(
+      `could not read ${name}: ${oneLine(preview.change.message)}`,
+      size.columns,
+      '  ',
+    ).map((line) => row(line, 'bad'));
   else
     body =
       preview.tab === 'tasks'
