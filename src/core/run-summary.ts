@@ -8,7 +8,10 @@ export interface StorySummary {
   attempts: number;
   result: StoryResult;
   costUsd: number;
+  /** Wall time of its attempts so far (the running one not included). */
   durationMs: number;
+  /** When the running attempt started (ms), for a live clock; null between attempts. */
+  runningSince: number | null;
   lastFailure: string | null;
 }
 
@@ -22,9 +25,12 @@ export const emptySummary: RunSummary = { change: '', stories: [], costUsd: 0 };
 
 /**
  * Folds the event stream into per-story figures: the summary table of the plain
- * output is drawn from it, and any other renderer can use the same reducer.
+ * output is drawn from it, and any other renderer can use the same reducer. `atMs` is when
+ * the event happened (its `ts`); a story's time is the wall time of its attempts, from
+ * `story.started` to the revert of a failed one, so agents that report no duration of their
+ * own (a plain command) still get one.
  */
-export function summarize(summary: RunSummary, event: RunEvent): RunSummary {
+export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now()): RunSummary {
   switch (event.type) {
     case 'run.started':
       return {
@@ -37,6 +43,7 @@ export function summarize(summary: RunSummary, event: RunEvent): RunSummary {
           result: s.done ? 'done' : 'pending',
           costUsd: 0,
           durationMs: 0,
+          runningSince: null,
           lastFailure: null,
         })),
       };
@@ -45,16 +52,23 @@ export function summarize(summary: RunSummary, event: RunEvent): RunSummary {
         ...s,
         attempts: Math.max(s.attempts, event.attempt),
         result: 'running',
+        runningSince: atMs,
       }));
     case 'agent.result':
       return {
         ...update(summary, event.storyId, (s) => ({
           ...s,
           costUsd: s.costUsd + event.costUsd,
-          durationMs: s.durationMs + event.durationMs,
         })),
         costUsd: summary.costUsd + event.costUsd,
       };
+    case 'checkpoint.reverted':
+      return update(summary, event.storyId, (s) => ({
+        ...s,
+        durationMs:
+          s.durationMs + (s.runningSince === null ? 0 : Math.max(0, atMs - s.runningSince)),
+        runningSince: null,
+      }));
     case 'attempt.failed':
       return update(summary, event.storyId, (s) => ({
         ...s,
@@ -67,6 +81,7 @@ export function summarize(summary: RunSummary, event: RunEvent): RunSummary {
         attempts: event.attempts,
         result: 'done',
         durationMs: event.durationMs,
+        runningSince: null,
       }));
     case 'story.exhausted':
       return update(summary, event.storyId, (s) => ({

@@ -153,13 +153,15 @@ describe('Completion screen', () => {
     run.end(0);
     const frame = await ui.until('src/session.ts');
     expect(frame).toContain('Cleanup done: you are on main with the work as uncommitted changes.');
-    expect(frame).toContain('Stories 3/3 done · tasks 5/5 done · cost $0.29 · time 1m40s');
+    // The loop's time, as Completion showed it (1m35s), not the time spent choosing too.
+    expect(frame).toContain('Stories 3/3 done · tasks 5/5 done · cost $0.29 · time 1m35s');
     expect(frame).toContain('Changed files against main (4):');
     expect(frame).toMatch(
       /A src\/session\.ts\n\s+M package\.json\n\s+D src\/old-login\.ts\n\s+R src\/form\.ts → src\/login\/form\.ts/,
     );
     expect(frame).toContain('✓ 2 Login form · 1 attempt · $0.12 · 30s');
-    expect(frame).toContain('· 3 Sessions · 2 attempts · $0.05 · 30s');
+    // The wall time of its failed attempt: started at 33 s, reverted at 62 s.
+    expect(frame).toContain('· 3 Sessions · 2 attempts · $0.05 · 29s');
     expect(controller.changedFilesAsked).toEqual([
       {
         change: 'add-auth',

@@ -54,6 +54,8 @@ describe('Loop screen', () => {
       '#1 ✗ failed-signal: no session store configured · 7 turns · $0.05 · 30s',
     );
     expect(frame).toContain('#2 running…');
+    // Its time: the failed attempt (33 s → reverted at 62 s) and the running one (63 s → 70 s).
+    expect(frame).toContain('2 attempts · $0.05 · 36s');
     expect(frame).toContain('warning: verify command flaked once');
     // ← picks story 2: its tasks were re-read after its attempt.
     await ui.press(KEY.left);

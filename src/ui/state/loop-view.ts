@@ -107,7 +107,7 @@ function applyEvent(
   write: (storyId: string, lines: TranscriptLine[]) => void,
 ): LoopView {
   const at = Date.parse(event.ts);
-  const next = { ...view, summary: summarize(view.summary, event) };
+  const next = { ...view, summary: summarize(view.summary, event, at) };
   switch (event.type) {
     case 'run.started':
       return {

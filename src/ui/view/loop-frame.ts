@@ -1,4 +1,5 @@
 import { formatCost, formatDuration, progressBar } from '../../cli/render/format.js';
+import type { StorySummary } from '../../core/run-summary.js';
 import type { RunState } from '../state/app-state.js';
 import { elapsedMs, storiesDone, storyStatus, type StoryStatus } from '../state/loop-status.js';
 import type { AttemptView, LoopView } from '../state/loop-view.js';
@@ -65,7 +66,7 @@ export function loopFrame(
     return { header, body, top: 0, height, footer };
   }
   if (run.tab === 'info') {
-    const body = infoRows(run, selected.id, size.columns);
+    const body = infoRows(run, selected.id, size.columns, now);
     return {
       header,
       body,
@@ -139,7 +140,7 @@ function storyLine(view: LoopView, id: string, title: string): Row {
   ];
 }
 
-function infoRows(run: RunState, storyId: string, width: number): Row[] {
+function infoRows(run: RunState, storyId: string, width: number, now: number): Row[] {
   const view = run.view;
   const rows: Row[] = [];
   const story = run.tasks?.stories.find((s) => s.id === storyId);
@@ -147,7 +148,7 @@ function infoRows(run: RunState, storyId: string, width: number): Row[] {
   if (summary) {
     rows.push(
       row(
-        `${plural(summary.attempts, 'attempt')} · ${formatCost(summary.costUsd)} · ${formatDuration(summary.durationMs)}`,
+        `${plural(summary.attempts, 'attempt')} · ${formatCost(summary.costUsd)} · ${formatDuration(storyTimeMs(summary, now))}`,
         'dim',
       ),
     );
@@ -230,4 +231,10 @@ function footerRows(run: RunState, width: number, now: number): Row[] {
     add('←/→ story · Tab info/agent · ↑/↓ PgUp/PgDn scroll · q stop', 'dim');
   }
   return rows;
+}
+
+/** A story's time so far: its finished attempts plus the running one. */
+function storyTimeMs(story: StorySummary, now: number): number {
+  const running = story.runningSince === null ? 0 : Math.max(0, now - story.runningSince);
+  return story.durationMs + running;
 }

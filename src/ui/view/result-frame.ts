@@ -46,7 +46,7 @@ export function resultFrame(run: RunState, size: Size, now: number): Frame {
   const total = finished?.storiesTotal ?? view.summary.stories.length;
   body.push(
     row(
-      `Stories ${done}/${total} done · ${tasks} · cost ${formatCost(finished?.costUsd ?? view.summary.costUsd)} · time ${formatDuration(finished?.durationMs ?? elapsedMs(view, now))}`,
+      `Stories ${done}/${total} done · ${tasks} · cost ${formatCost(finished?.costUsd ?? view.summary.costUsd)} · time ${formatDuration(elapsedMs(view, now))}`,
     ),
   );
   body.push(blank);
