@@ -25,7 +25,7 @@ export interface UiRunOptions {
   agentTimeoutMs: number;
   /** 0 = no limit. */
   idleTimeoutMs: number;
-  /** Empty: the verification commands are inferred from the project. */
+  /** The user's --verify commands; empty: none are run (the prompt only suggests some). */
   verify: readonly string[];
 }
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { runOptionsRows } from '../../src/ui/view/changes-frame.js';
 import { FakeController } from './support/fake-controller.js';
 import { addAuth, change, story, summaryOf, T0 } from './support/fixtures.js';
 import { KEY, renderUi, type Ui } from './support/harness.js';
@@ -90,6 +91,19 @@ describe('Preview screen', () => {
       'agent claude · max retries 2 · agent timeout 1h00m · idle timeout 15m00s',
     );
     expect(frame).toContain('Verify: npm test');
+  });
+
+  it('says no check is run when --verify was not given (the prompt only suggests some)', () => {
+    const rows = runOptionsRows({
+      agent: 'claude',
+      maxRetries: 3,
+      agentTimeoutMs: 0,
+      idleTimeoutMs: 0,
+      verify: [],
+    });
+    const text = rows.map((r) => r.map((cell) => cell.text).join('')).join('\n');
+    expect(text).toContain('Verify: none given (add --verify "npm test" to check each story)');
+    expect(text).toContain('agent timeout none · idle timeout none');
   });
 
   it('switches to the scenarios with Tab and back with Shift-Tab', async () => {

@@ -71,7 +71,9 @@ export function runOptionsRows(options: UiRunOptions): Row[] {
       'dim',
     ),
     row(
-      `Verify: ${options.verify.length === 0 ? 'inferred from the project' : options.verify.map(oneLine).join(' ; ')}`,
+      // ralphtool runs only the user's --verify commands; without them it runs none (the prompt
+      // merely suggests the project's own tests to the agent).
+      `Verify: ${options.verify.length === 0 ? 'none given (add --verify "npm test" to check each story)' : options.verify.map(oneLine).join(' ; ')}`,
       'dim',
     ),
   ];
