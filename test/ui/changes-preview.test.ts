@@ -141,7 +141,9 @@ describe('Preview screen', () => {
     // One press up moves at once, although many presses went past the end.
     await ui.press(KEY.up);
     const up = await ui.until((f) => !bodyLines(f).at(-1)?.includes('15.3'));
-    expect(bodyLines(up).at(-1)).toContain('15.2');
+    // The window's last row now says what lies below it (15.2 and 15.3).
+    expect(bodyLines(up).at(-1)).toContain('↓ 2 more lines (↓ / PgDn)');
+    expect(bodyLines(up).at(-2)).toContain('15.1');
     for (let i = 0; i < 10; i += 1) await ui.press(KEY.pageUp);
     await ui.until('Story 1: Story title 1');
     await ui.press(KEY.down);

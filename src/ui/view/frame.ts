@@ -24,6 +24,11 @@ export interface Frame {
   footer: Row[];
   /** For a transcript body: where each line starts, to anchor the scroll position. */
   rowMap?: RowMap;
+  /**
+   * Say so in the last row when more of the body lies below the window (a pane the user
+   * scrolls with PgDn; not a list whose selected row could be that last one).
+   */
+  moreBelowHint?: boolean;
 }
 
 export interface Size {
@@ -76,5 +81,9 @@ export function bodyHeight(size: Size, headerRows: number, footerRows: number): 
 
 /** Rows visible in the body window. */
 export function visibleBody(frame: Frame): Row[] {
-  return frame.body.slice(frame.top, frame.top + frame.height);
+  const rows = frame.body.slice(frame.top, frame.top + frame.height);
+  const below = frame.body.length - (frame.top + frame.height);
+  if (!frame.moreBelowHint || below <= 0 || frame.height < 3) return rows;
+  // The hidden last row counts too: it comes into view with the next ↓.
+  return [...rows.slice(0, -1), row(`  ↓ ${below + 1} more lines (↓ / PgDn)`, 'dim')];
 }

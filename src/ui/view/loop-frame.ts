@@ -73,6 +73,7 @@ export function loopFrame(
       top: clampTop(run.infoScroll, { total: body.length, viewport: height }),
       height,
       footer,
+      moreBelowHint: true,
     };
   }
   const { rows: body, rowMap } = agentRows(view, selected.id, size.columns, transcriptsDir);

@@ -38,7 +38,7 @@ export function previewFrame(preview: PreviewState, options: UiRunOptions, size:
         ? taskRows(preview.change.value, size.columns)
         : scenarioRows(preview.change.value, size.columns);
   const top = clampTop(preview.scroll[preview.tab], { total: body.length, viewport: height });
-  return { header, body, top, height, footer };
+  return { header, body, top, height, footer, moreBelowHint: true };
 }
 
 function counts(change: Change): string {

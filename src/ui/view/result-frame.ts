@@ -91,5 +91,6 @@ export function resultFrame(run: RunState, size: Size, now: number): Frame {
     top: clampTop(run.result.scroll, { total: body.length, viewport: height }),
     height,
     footer,
+    moreBelowHint: true,
   };
 }
