@@ -62,7 +62,9 @@ export function tabsRow(names: readonly string[], active: number, note = ''): Ro
 
 function taskRows(change: Change, width: number): Row[] {
   if (change.stories.length === 0) {
-    return [row('tasks.md has no tasks: add "- [ ] …" lines under a heading.', 'warn')];
+    return [
+      row('No tasks: tasks.md is missing or has no "- [ ] …" lines under a heading.', 'warn'),
+    ];
   }
   const rows: Row[] = [];
   for (const story of change.stories) {
