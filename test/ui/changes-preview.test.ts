@@ -106,6 +106,14 @@ describe('Preview screen', () => {
     expect(text).toContain('agent timeout none · idle timeout none');
   });
 
+  it('says when a change has no tasks to run', async () => {
+    ui = await renderUi(new FakeController([change('no-tasks-yet', [])], (c) => summaryOf(c)));
+    await ui.press(KEY.enter);
+    expect(await ui.until('No tasks')).toContain(
+      'No tasks: tasks.md is missing or has no "- [ ] …" lines under a heading.',
+    );
+  });
+
   it('switches to the scenarios with Tab and back with Shift-Tab', async () => {
     ui = await renderUi(new FakeController([addAuth()], (c) => summaryOf(c)));
     await ui.press(KEY.enter);
