@@ -106,6 +106,22 @@ describe('Preview screen', () => {
     expect(text).toContain('agent timeout none · idle timeout none');
   });
 
+  it('wraps the run options on a narrow terminal instead of cutting off the limits', () => {
+    const rows = runOptionsRows(
+      {
+        agent: 'command (my-agent --fast --no-color)',
+        maxRetries: 3,
+        agentTimeoutMs: 3_600_000,
+        idleTimeoutMs: 900_000,
+        verify: ['npm test'],
+      },
+      60,
+    );
+    const lines = rows.map((r) => r.map((cell) => cell.text).join(''));
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(60);
+    expect(lines.join(' ').replace(/\s+/g, ' ')).toContain('idle timeout 15m00s');
+  });
+
   it('says when a change has no tasks to run', async () => {
     ui = await renderUi(new FakeController([change('no-tasks-yet', [])], (c) => summaryOf(c)));
     await ui.press(KEY.enter);
@@ -141,7 +157,8 @@ describe('Preview screen', () => {
     await ui.press(KEY.pageDown);
     const paged = await ui.until((f) => !f.includes('Story 1: Story title 1'));
     // A page is the viewport less one row of context.
-    expect(bodyLines(paged)[0]).toContain('[x] 4.1 Task 4.1');
+    // (At 80 columns the run options take two rows, leaving a body of 13.)
+    expect(bodyLines(paged)[0]).toContain('Story 4: Story title 4');
     for (let i = 0; i < 30; i += 1) await ui.press(KEY.pageDown);
     const bottom = await ui.until('[ ] 15.3 Task 15.3');
     const lastBody = bodyLines(bottom).at(-1);

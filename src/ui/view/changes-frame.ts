@@ -61,20 +61,20 @@ function emptyState(): Row[] {
   ];
 }
 
-/** The options a run started from the UI will use, shown before running. */
-export function runOptionsRows(options: UiRunOptions): Row[] {
+/**
+ * The options a run started from the UI will use, shown before running: wrapped to `width`
+ * (a narrow terminal must not cut off the limits), two rows at the most.
+ */
+export function runOptionsRows(options: UiRunOptions, width = Infinity): Row[] {
   const limit = (ms: number): string => (ms === 0 ? 'none' : formatDuration(ms));
   const model = options.model ? ` · model ${oneLine(options.model)}` : '';
-  return [
-    row(
-      `Run options: agent ${oneLine(options.agent)}${model} · max retries ${options.maxRetries} · agent timeout ${limit(options.agentTimeoutMs)} · idle timeout ${limit(options.idleTimeoutMs)}`,
-      'dim',
-    ),
-    row(
-      // ralphtool runs only the user's --verify commands; without them it runs none (the prompt
-      // merely suggests the project's own tests to the agent).
-      `Verify: ${options.verify.length === 0 ? 'none given (add --verify "npm test" to check each story)' : options.verify.map(oneLine).join(' ; ')}`,
-      'dim',
-    ),
-  ];
+  const run = `Run options: agent ${oneLine(options.agent)}${model} · max retries ${options.maxRetries} · agent timeout ${limit(options.agentTimeoutMs)} · idle timeout ${limit(options.idleTimeoutMs)}`;
+  // ralphtool runs only the user's --verify commands; without them it runs none (the prompt
+  // merely suggests the project's own tests to the agent).
+  const verify = `Verify: ${options.verify.length === 0 ? 'none given (add --verify "npm test" to check each story)' : options.verify.map(oneLine).join(' ; ')}`;
+  return [run, verify].flatMap((text) =>
+    wrap(text, width, '  ')
+      .slice(0, 2)
+      .map((line) => row(line, 'dim')),
+  );
 }

@@ -20,7 +20,7 @@ export function previewFrame(preview: PreviewState, options: UiRunOptions, size:
     tabsRow(['Tasks', 'Scenarios'], preview.tab === 'tasks' ? 0 : 1),
   ];
   const footer: Row[] = [
-    ...runOptionsRows(options),
+    ...runOptionsRows(options, size.columns),
     row('Tab switch · ↑/↓ PgUp/PgDn scroll · r run · Esc back · q quit', 'dim'),
   ];
   const height = bodyHeight(size, header.length, footer.length);
