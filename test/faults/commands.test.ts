@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crashWhileAgentRuns } from './support/crash.js';
-import { eventually, killGroup, processGone } from './support/live-cli.js';
+import { eventually, killGroup, processGone } from '../support/processes.js';
 import { ALL_SUCCEED, FaultWorld } from './support/world.js';
 
 // status / resume / finish around interrupted and finished runs.

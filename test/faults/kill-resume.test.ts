@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, groupMembers, processGone } from './support/live-cli.js';
+import { eventually, groupMembers, processGone } from '../support/processes.js';
 import { ALL_SUCCEED, FaultWorld, succeed } from './support/world.js';
 
 // Row 1 of the fault matrix: ralphtool is killed with SIGKILL while its agent is writing files.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tasksMarkdown } from '../support/temp-repo.js';
 import { agentFlags, ALL_SUCCEED, FaultWorld, stories, succeed } from './support/world.js';
-import type { LiveCli } from './support/live-cli.js';
+import type { LiveCli } from '../support/live-cli.js';
 
 // Row 8: two ralphtools at once. A second run of the same change is refused, naming the
 // holder's pid; so is a run of another change in the same work tree. The exit code is 2, as

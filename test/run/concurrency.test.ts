@@ -11,14 +11,14 @@ import {
   single,
   stories,
   succeed,
-  type LiveRun,
 } from './helpers.js';
+import type { LiveCli } from '../support/live-cli.js';
 
 const CHANGE = 'busy-change';
 const OTHER = 'other-change';
 
 let fixture: RunFixture | undefined;
-let live: LiveRun | undefined;
+let live: LiveCli | undefined;
 let strayGroup: number | null = null;
 afterEach(async () => {
   if (live && live.child.exitCode === null && live.child.signalCode === null) {
@@ -49,7 +49,7 @@ function busyFixture(): RunFixture {
 }
 
 /** Starts a run that hangs in story 1 and waits until its agent is running. */
-async function startBusyRun(f: RunFixture): Promise<LiveRun> {
+async function startBusyRun(f: RunFixture): Promise<LiveCli> {
   const running = f.spawn(['--json', '--on-complete', 'keep']);
   live = running;
   await running.waitFor((e) => e.type === 'agent.message' && e.text === 'busy');

@@ -7,8 +7,8 @@ import {
   single,
   stories,
   succeed,
-  type LiveRun,
 } from './helpers.js';
+import type { LiveCli } from '../support/live-cli.js';
 
 const CHANGE = 'stop-me';
 
@@ -27,7 +27,7 @@ function hangingFixture(): RunFixture {
 /** Waits until story 2's agent is hanging; returns the pids of the agent and of its child. */
 async function agentHanging(
   f: RunFixture,
-  live: LiveRun,
+  live: LiveCli,
 ): Promise<{ agent: number; child: number }> {
   await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working on story 2');
   expect(await eventually(() => f.invoked('2', 1) && childPidReady(f))).toBe(true);

@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanGitEnv } from '../../support/temp-repo.js';
-import { eventually, groupMembers, killGroup } from './live-cli.js';
+import { eventually, groupMembers, killGroup } from '../../support/processes.js';
 import { initialRunState } from '../../../src/git/start.js';
 import type { RunState } from '../../../src/run/state.js';
 import type { FaultWorld } from './world.js';

@@ -1,19 +1,11 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import os from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ChangeFixture } from '../../support/change-fixture.js';
 import { runCli, type CliRun } from '../../support/cli.js';
 import { fakeAgentFlags, stories, type Scenario, type Step } from '../../support/fake-agent.js';
-import { makeChangeRepo, type TempRepo } from '../../support/temp-repo.js';
-import { LiveCli, killGroup } from './live-cli.js';
+import { makeChangeRepo } from '../../support/temp-repo.js';
+import { LiveCli } from '../../support/live-cli.js';
+import { killGroup } from '../../support/processes.js';
 import { diffSnapshots, snapshotPaths, type FileEntry } from './snapshot.js';
 
 export { FAKE_AGENT, quote, stories } from '../../support/fake-agent.js';
@@ -49,50 +41,33 @@ export const ALL_USER_FILES: readonly string[] = Object.values(USER_FILES).flat(
  * A test's world: a repository holding one change plus the user's own files of every kind,
  * and a scratch folder (outside the repository) for the agent's scenario and logs.
  */
-export class FaultWorld {
-  readonly repo: TempRepo;
-  readonly scratch: string;
-  readonly logDir: string;
-  readonly scenarioFile: string;
-  /** Extra environment for every ralphtool (and so agent) this world starts. */
-  agentEnv: Record<string, string> = {};
+export class FaultWorld extends ChangeFixture {
   /** Process groups to kill after the test (agents a killed ralphtool left behind). */
   readonly strayGroups: number[] = [];
   private userBefore: Map<string, FileEntry | null> | null = null;
 
   constructor(
-    readonly change: string,
+    change: string,
     storyCount: number,
     opts: { tasksPerStory?: number; extraFiles?: Record<string, string>; userFiles?: boolean } = {},
   ) {
     const user = opts.userFiles === false ? {} : committedUserFiles();
-    this.repo = makeChangeRepo(change, stories(storyCount, opts.tasksPerStory ?? 1), {
+    const repo = makeChangeRepo(change, stories(storyCount, opts.tasksPerStory ?? 1), {
       ...user,
       ...opts.extraFiles,
     });
+    super(change, repo, 'ralphtool-fault-');
     if (opts.userFiles !== false) {
       chmodSync(path.join(this.dir, 'bin/tool.sh'), 0o755);
       this.git('add', 'bin/tool.sh');
       this.git('commit', '-q', '-m', 'tool is executable');
       this.addUncommittedUserFiles();
+      this.userBefore = snapshotPaths(this.dir, ALL_USER_FILES);
     }
-    this.scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ralphtool-fault-')));
-    this.logDir = path.join(this.scratch, 'log');
-    this.scenarioFile = path.join(this.scratch, 'scenario.json');
-    if (opts.userFiles !== false) this.userBefore = snapshotPaths(this.dir, ALL_USER_FILES);
-  }
-
-  get dir(): string {
-    return this.repo.dir;
   }
 
   get branch(): string {
     return `ralph/${this.change}`;
-  }
-
-  /** `.git/ralphtool/<change>/` */
-  get runDir(): string {
-    return path.join(this.dir, '.git', 'ralphtool', this.change);
   }
 
   get stateFile(): string {
@@ -101,24 +76,6 @@ export class FaultWorld {
 
   get tasksPath(): string {
     return `openspec/changes/${this.change}/tasks.md`;
-  }
-
-  scenario(scenario: Scenario): this {
-    writeFileSync(this.scenarioFile, JSON.stringify(scenario));
-    return this;
-  }
-
-  env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-    return {
-      GIT_DIR: undefined,
-      GIT_WORK_TREE: undefined,
-      GIT_INDEX_FILE: undefined,
-      GIT_OBJECT_DIRECTORY: undefined,
-      FAKE_AGENT_SCENARIO: this.scenarioFile,
-      FAKE_AGENT_LOG_DIR: this.logDir,
-      ...this.agentEnv,
-      ...extra,
-    };
   }
 
   /** `ralphtool <args>` run to its end. */
@@ -183,66 +140,12 @@ export class FaultWorld {
     writeFileSync(this.stateFile, `${JSON.stringify(state, null, 2)}\n`);
   }
 
-  git(...args: string[]): string {
-    return this.repo.git(...args);
-  }
-
-  sha(rev: string): string {
-    return this.git('rev-parse', '--verify', rev).trim();
-  }
-
-  currentBranch(): string {
-    return this.git('rev-parse', '--abbrev-ref', 'HEAD').trim();
-  }
-
-  branchExists(branch: string): boolean {
-    return this.git('branch', '--list', branch).trim() !== '';
-  }
-
-  subjects(range: string): string[] {
-    return this.git('log', '--reverse', '--format=%s', range)
-      .split('\n')
-      .filter((line) => line !== '');
-  }
-
-  attemptRefs(): string[] {
-    return this.git('for-each-ref', '--format=%(refname)', `refs/ralphtool/${this.change}/`)
-      .split('\n')
-      .filter((line) => line !== '');
-  }
-
-  /** `git status --porcelain`, untracked files one by one, ignored ones left out. */
-  status(): string[] {
-    return this.git('status', '--porcelain', '--untracked-files=all')
-      .split('\n')
-      .filter((line) => line !== '');
-  }
-
   /** Files of a commit, sorted. */
   treeFiles(rev: string): string[] {
     return this.git('ls-tree', '-r', '--name-only', '-z', rev)
       .split('\0')
       .filter((line) => line !== '')
       .sort();
-  }
-
-  read(file: string): string {
-    return readFileSync(path.join(this.dir, file), 'utf8');
-  }
-
-  exists(file: string): boolean {
-    return existsSync(path.join(this.dir, file));
-  }
-
-  write(file: string, content: string | Buffer): void {
-    const full = path.join(this.dir, file);
-    mkdirSync(path.dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
-
-  /** True when the fake agent was started for this attempt. */
-  invoked(storyId: string, attempt: number): boolean {
-    return existsSync(path.join(this.logDir, `invocation-${storyId}-${attempt}.json`));
   }
 
   childPid(storyId: string, attempt: number): number | null {
@@ -279,10 +182,9 @@ export class FaultWorld {
     return out;
   }
 
-  remove(): void {
+  override remove(): void {
     for (const group of this.strayGroups) killGroup(group);
-    this.repo.remove();
-    rmSync(this.scratch, { recursive: true, force: true });
+    super.remove();
   }
 
   private addUncommittedUserFiles(): void {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { CLI_PATH } from '../../support/cli.js';
+import { readFileSync } from 'node:fs';
+import { CLI_PATH } from './cli.js';
+import { sleep } from './processes.js';
 
 export type EventJson = { type: string; [key: string]: unknown };
 
@@ -100,6 +101,11 @@ export class LiveCli {
     }
   }
 
+  /** Sends a signal to ralphtool itself (Ctrl-C is SIGINT). */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
   /** kill -9 of ralphtool itself (not its agent, which runs in its own process group). */
   async kill9(): Promise<void> {
     this.child.kill('SIGKILL');
@@ -150,66 +156,4 @@ export function vmHwmKb(pid: number): number | null {
   } catch {
     return null;
   }
-}
-
-/** A process is gone when /proc has no entry for it, or it is a zombie waiting to be reaped. */
-export function processGone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
-    return state === 'Z' || state === 'X';
-  } catch {
-    return true;
-  }
-}
-
-/** Every live (non-zombie) process whose process group is `pgid`. */
-export function groupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirProc();
-  } catch {
-    return members;
-  }
-  for (const name of entries) {
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') {
-        members.push(Number(name));
-      }
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return members;
-}
-
-function readdirProc(): string[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-}
-
-/** Kills a process group the test left behind (by its id), ignoring one already gone. */
-export function killGroup(pgid: number | null | undefined): void {
-  if (!pgid || pgid <= 1) return;
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls until `check` holds; false when it never did within `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs = 20_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await sleep(50);
-  }
-  return true;
 }
