@@ -13,6 +13,7 @@ import {
   succeed,
 } from './helpers.js';
 import type { LiveCli } from '../support/live-cli.js';
+import { killGroup } from '../support/processes.js';
 
 const CHANGE = 'busy-change';
 const OTHER = 'other-change';
@@ -26,14 +27,8 @@ afterEach(async () => {
     await live.exited;
   }
   live = undefined;
-  if (strayGroup !== null) {
-    try {
-      process.kill(-strayGroup, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    strayGroup = null;
-  }
+  killGroup(strayGroup);
+  strayGroup = null;
   fixture?.remove();
   fixture = undefined;
 });

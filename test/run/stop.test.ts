@@ -9,6 +9,7 @@ import {
   succeed,
 } from './helpers.js';
 import type { LiveCli } from '../support/live-cli.js';
+import { killGroup } from '../support/processes.js';
 
 const CHANGE = 'stop-me';
 
@@ -49,14 +50,8 @@ let fixture: RunFixture | undefined;
 let strayGroup: number | null = null;
 afterEach(() => {
   // A test that kills ralphtool itself leaves its agent behind: end that group, by its id.
-  if (strayGroup !== null) {
-    try {
-      process.kill(-strayGroup, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    strayGroup = null;
-  }
+  killGroup(strayGroup);
+  strayGroup = null;
   fixture?.remove();
   fixture = undefined;
 });
