@@ -89,15 +89,7 @@ export class FaultWorld extends ChangeFixture {
     extra: readonly string[] = [],
     opts: { onComplete?: 'keep' | 'cleanup'; agent?: string } = {},
   ): Promise<CliRun> {
-    return this.cli([
-      command,
-      this.change,
-      ...agentFlags(opts.agent),
-      '--json',
-      '--on-complete',
-      opts.onComplete ?? 'keep',
-      ...extra,
-    ]);
+    return this.cli(loopArgs(this.change, command, extra, opts));
   }
 
   /** The same as a live process, to kill or watch. */
@@ -107,15 +99,7 @@ export class FaultWorld extends ChangeFixture {
     opts: { onComplete?: 'keep' | 'cleanup'; agent?: string; keepMessages?: boolean } = {},
   ): LiveCli {
     return new LiveCli(
-      [
-        command,
-        this.change,
-        ...agentFlags(opts.agent),
-        '--json',
-        '--on-complete',
-        opts.onComplete ?? 'keep',
-        ...extra,
-      ],
+      loopArgs(this.change, command, extra, opts),
       this.dir,
       this.env(),
       opts.keepMessages ?? true,
@@ -194,6 +178,24 @@ export class FaultWorld extends ChangeFixture {
     this.write('node_modules/pkg/index.js', 'module.exports = 42;\n');
     this.write('build/out.bin', Buffer.from([0, 1, 2, 255, 254, 0, 10, 13]));
   }
+}
+
+/** `run|resume <change>` with the fake agent, NDJSON events and a completion choice. */
+function loopArgs(
+  change: string,
+  command: 'run' | 'resume',
+  extra: readonly string[],
+  opts: { onComplete?: 'keep' | 'cleanup'; agent?: string },
+): string[] {
+  return [
+    command,
+    change,
+    ...agentFlags(opts.agent),
+    '--json',
+    '--on-complete',
+    opts.onComplete ?? 'keep',
+    ...extra,
+  ];
 }
 
 function committedUserFiles(): Record<string, string> {
