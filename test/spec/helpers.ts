@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The shared fixture corpus, beside the checkout (`../shared/fixtures`), as in CI. */
+/** The OpenSpec fixture corpus vendored in the repository (test/fixtures/openspec-repo, MIT). */
 export const FIXTURE_CHANGES = fileURLToPath(
-  new URL('../../../shared/fixtures/openspec-repo/changes', import.meta.url),
+  new URL('../fixtures/openspec-repo/changes', import.meta.url),
 );
 
 /** A fresh temp folder for one test; remove it with `removeTempDir`. */
