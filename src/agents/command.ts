@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { splitCommandLine } from './command-line.js';
+import { splitCommandLine } from '../process/command-line.js';
 import { createCommandTranslator } from './command-translator.js';
 import { runAgentProcess } from './run-agent-process.js';
 import type { AgentBackend } from './types.js';

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { RuntimeError } from '../core/errors.js';
-import { splitCommandLine } from './command-line.js';
+import { splitCommandLine } from '../process/command-line.js';
 import type { AgentName } from './index.js';
 
 const INSTALL: Record<AgentName, string> = {

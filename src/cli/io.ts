@@ -1,4 +1,4 @@
-import type { Style } from './style.js';
+import type { Style } from '../format/style.js';
 
 /** What a command may touch of the outside world; tests give their own. */
 export interface CommandIO {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import type { CommandIO } from './io.js';
 import { runProgram } from './program.js';
-import { colourEnabled, makeStyle } from './style.js';
+import { colourEnabled, makeStyle } from '../format/style.js';
 
 // The only place that reads process.argv/env and sets the exit code.
 const io: CommandIO = {

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { splitCommandLine } from '../agents/command-line.js';
+import { splitCommandLine } from '../process/command-line.js';
 import {
   DEFAULT_RUN_OPTIONS,
   type AgentKind,

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { splitCommandLine } from '../agents/command-line.js';
+import { splitCommandLine } from '../process/command-line.js';
 import { RalphError } from '../core/errors.js';
 import type { CompletionChoice, RunEvent } from '../core/events.js';
 import { changedFilesSince } from '../git/changed-files.js';
-import type { CheckpointRun } from '../git/index.js';
+import type { CheckpointRun } from '../checkpoint/index.js';
 import { launchRun } from '../run/launch.js';
 import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
-import { listChanges, readChange } from '../spec/changes.js';
-import { findOpenSpecRoot } from '../spec/root.js';
+import { listChanges, readChange } from '../openspec/changes.js';
+import { findOpenSpecRoot } from '../openspec/root.js';
 import type { RunHandle, UiController } from '../ui/controller.js';
 
 /**

@@ -8,8 +8,8 @@ import { operationsInProgress, statusEntries } from '../git/status.js';
 import { execProgram } from '../process/exec.js';
 import { ProcessError } from '../process/process-error.js';
 import { collectRunStatuses } from '../run/status.js';
-import { listChanges } from '../spec/changes.js';
-import { findOpenSpecRoot } from '../spec/root.js';
+import { listChanges } from '../openspec/changes.js';
+import { findOpenSpecRoot } from '../openspec/root.js';
 import type { DoctorFacts, OpenSpecFacts, ProgramFacts, RepoFacts } from './facts.js';
 
 export interface GatherOptions {

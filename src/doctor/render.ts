@@ -1,5 +1,5 @@
-import type { Style } from '../cli/style.js';
-import { sanitizeForTerminal } from '../core/sanitize.js';
+import type { Style } from '../format/style.js';
+import { sanitizeForTerminal } from '../format/sanitize.js';
 import type { CheckResult, CheckStatus } from './checks.js';
 
 const SYMBOL: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' };

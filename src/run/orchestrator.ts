@@ -4,10 +4,10 @@ import { RalphError } from '../core/errors.js';
 import type { CompletionChoice, FailureKind, RunEvent, RunOutcome } from '../core/events.js';
 import { exhaustedMessage, exitCodeFor, nextStep } from '../core/loop.js';
 import type { PromptChangePaths } from '../core/prompt.js';
-import type { CheckpointRun } from '../git/index.js';
+import type { CheckpointRun } from '../checkpoint/index.js';
 import { processIdentity } from './lock.js';
-import { promptFile, transcriptFile } from './paths.js';
-import { newStoryProgress, type StoryProgress } from './state.js';
+import { promptFile, transcriptFile } from '../checkpoint/paths.js';
+import { newStoryProgress, type StoryProgress } from '../checkpoint/state.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import type { RunOptions } from './options.js';
 

@@ -1,4 +1,4 @@
-import type { EnsureResult } from '../git/index.js';
+import type { EnsureResult } from '../checkpoint/index.js';
 
 /**
  * What `resume` or `finish` tells the user after putting the work tree back at the run's

@@ -4,10 +4,10 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { locateRepo } from '../git/repo.js';
-import { notInRepo } from '../git/run-git.js';
+import { notInRepo } from '../checkpoint/run-git.js';
 import { groupAlive, signalGroup } from '../process/process-group.js';
-import { runPaths } from './paths.js';
-import type { RunState } from './state.js';
+import { runPaths } from '../checkpoint/paths.js';
+import type { RunState } from '../checkpoint/state.js';
 import { acquireLock, processIdentity, type HeldLock, type LockHolder } from './lock.js';
 
 export interface SessionLocks {

@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { Change, Story } from '../core/change.js';
 import type { PromptChangePaths } from '../core/prompt.js';
 import { inferVerifyCommands, VERIFY_MARKER_FILES } from '../core/verify-inference.js';
-import { changePaths } from '../spec/changes.js';
-import { readOptionalText } from '../spec/read-text.js';
-import { parseTasks } from '../spec/tasks.js';
+import { changePaths } from '../openspec/changes.js';
+import { readOptionalText } from '../openspec/read-text.js';
+import { parseTasks } from '../openspec/tasks.js';
 
 /** Paths of the change's files relative to the repository root, for the prompt. */
 export function promptPaths(repoRoot: string, specRoot: string, change: Change): PromptChangePaths {

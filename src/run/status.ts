@@ -4,10 +4,10 @@ import { countStories } from '../core/change.js';
 import { isValidChangeName } from '../core/change-name.js';
 import { git } from '../git/git.js';
 import type { RepoLocation } from '../git/repo.js';
-import { parseTasks } from '../spec/tasks.js';
+import { parseTasks } from '../openspec/tasks.js';
 import { readLock } from './lock.js';
-import { runPaths, runsRoot } from './paths.js';
-import { readRunState, unreadableWayOut, type RunState } from './state.js';
+import { runPaths, runsRoot } from '../checkpoint/paths.js';
+import { readRunState, unreadableWayOut, type RunState } from '../checkpoint/state.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
 

@@ -1,4 +1,4 @@
-import { splitCommandLine } from '../agents/command-line.js';
+import { splitCommandLine } from '../process/command-line.js';
 import { execProgram } from '../process/exec.js';
 import { tailLines } from '../process/process-error.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runCli } from '../support/cli.js';
-import { copyFixtureCorpus, makeTempDir, removeTempDir } from '../spec/helpers.js';
+import { copyFixtureCorpus, makeTempDir, removeTempDir } from '../openspec/helpers.js';
 
 const listSchema = z.object({
   changes: z.array(

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_CHANGE } from '../../src/demo/project.js';
 import { execProgram } from '../../src/process/exec.js';
-import { parseTasks } from '../../src/spec/tasks.js';
+import { parseTasks } from '../../src/openspec/tasks.js';
 import { runCli } from '../support/cli.js';
 import { cleanGitEnv } from '../support/temp-repo.js';
 import { demoDirFrom, makeDemoSandbox, type DemoSandbox } from './helpers.js';

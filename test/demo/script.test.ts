@@ -14,9 +14,9 @@ import { demoAgentCommandLine, shellWord } from '../../src/demo/agent-path.js';
 import { demoClosing, demoIntro } from '../../src/demo/messages.js';
 import { DEMO_CHANGE, demoProjectFiles } from '../../src/demo/project.js';
 import { demoPlan } from '../../src/demo/script.js';
-import { splitCommandLine } from '../../src/agents/command-line.js';
+import { splitCommandLine } from '../../src/process/command-line.js';
 import { execProgram } from '../../src/process/exec.js';
-import { parseTasks } from '../../src/spec/tasks.js';
+import { parseTasks } from '../../src/openspec/tasks.js';
 
 const tasksMd = demoProjectFiles()[`openspec/changes/${DEMO_CHANGE}/tasks.md`] ?? '';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plainStyle } from '../../src/cli/style.js';
+import { plainStyle } from '../../src/format/style.js';
 import type { RunStatus } from '../../src/run/status.js';
 import {
   doctorChecks,

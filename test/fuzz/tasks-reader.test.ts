@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../src/core/change.js';
-import { parseTasks } from '../../src/spec/tasks.js';
+import { parseTasks } from '../../src/openspec/tasks.js';
 
 // Property tests for the tasks.md reader: for any text it never throws or hangs (inputs are
 // bounded; the test timeout is the hang detector), every line OpenSpec counts as a task is in

@@ -4,7 +4,7 @@ import { emptyList, keepInView, moveSelection } from '../../src/ui/state/list.js
 import { noPresses, pressesLeft, pressQuit } from '../../src/ui/state/quit-presses.js';
 import { clampTop, scrollBy, scrollFollowBy } from '../../src/ui/state/scroll.js';
 import { appendLines, emptyTranscript, textLines } from '../../src/ui/state/transcript.js';
-import { clip, oneLine, wrap } from '../../src/ui/text.js';
+import { clip, oneLine, wrap } from '../../src/format/text.js';
 
 describe('list selection', () => {
   it('wraps at both ends', () => {

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
-import { openRun } from '../../git/index.js';
+import { openRun } from '../../checkpoint/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { repairNotice } from '../../run/repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../../run/session.js';

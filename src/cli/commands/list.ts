@@ -1,5 +1,5 @@
-import { findOpenSpecRoot } from '../../spec/root.js';
-import { invalidChangeFolders, listChanges } from '../../spec/changes.js';
+import { findOpenSpecRoot } from '../../openspec/root.js';
+import { invalidChangeFolders, listChanges } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
 import { renderChangeList } from '../render/list.js';
 import { assertDirectory } from './cwd.js';

@@ -1,5 +1,5 @@
-import { findOpenSpecRoot } from '../../spec/root.js';
-import { readChange } from '../../spec/changes.js';
+import { findOpenSpecRoot } from '../../openspec/root.js';
+import { readChange } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
 import { renderChange } from '../render/show.js';
 import { assertDirectory } from './cwd.js';

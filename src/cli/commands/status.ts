@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { locateRepo } from '../../git/repo.js';
-import { notInRepo } from '../../git/run-git.js';
+import { notInRepo } from '../../checkpoint/run-git.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { collectRunStatuses } from '../../run/status.js';
-import { findOpenSpecRoot } from '../../spec/root.js';
+import { findOpenSpecRoot } from '../../openspec/root.js';
 import type { CommandIO } from '../io.js';
 import { renderStatuses } from '../render/status.js';
 import { assertDirectory } from './cwd.js';

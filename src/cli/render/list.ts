@@ -1,6 +1,6 @@
 import type { ChangeSummary } from '../../core/change.js';
-import type { Style } from '../style.js';
-import { progressBar, relativeTime, table } from './format.js';
+import type { Style } from '../../format/style.js';
+import { progressBar, relativeTime, table } from '../../format/units.js';
 
 /** The table of `ralphtool list`, or a hint when there is nothing to list. */
 export function renderChangeList(

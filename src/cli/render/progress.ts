@@ -1,8 +1,8 @@
 import type { RunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
-import { sanitizeForTerminal } from '../../core/sanitize.js';
-import type { Style } from '../style.js';
-import { formatCost, formatDuration, progressBar, table } from './format.js';
+import { sanitizeForTerminal } from '../../format/sanitize.js';
+import type { Style } from '../../format/style.js';
+import { formatCost, formatDuration, progressBar, table } from '../../format/units.js';
 
 const MAX_LINE = 160;
 

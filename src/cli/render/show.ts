@@ -1,6 +1,6 @@
 import type { Change, Requirement } from '../../core/change.js';
 import { countStories, countTasks } from '../../core/change.js';
-import type { Style } from '../style.js';
+import type { Style } from '../../format/style.js';
 
 /** The text of `ralphtool show`: stories with their tasks, then scenarios by capability. */
 export function renderChange(change: Change, style: Style): string {

@@ -1,6 +1,6 @@
 import type { RunStatus } from '../../run/status.js';
-import type { Style } from '../style.js';
-import { formatCost, relativeTime } from './format.js';
+import type { Style } from '../../format/style.js';
+import { formatCost, relativeTime } from '../../format/units.js';
 
 /** The text of `ralphtool status`: one block per recorded run. */
 export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Date): string {

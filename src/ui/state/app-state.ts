@@ -2,7 +2,7 @@ import type { Change, ChangeSummary } from '../../core/change.js';
 import type { CompletionChoice, TimedRunEvent } from '../../core/events.js';
 import { exitCodeFor } from '../../core/loop.js';
 import type { ChangedFile, FinishedRun } from '../controller.js';
-import { oneLine } from '../text.js';
+import { oneLine } from '../../format/text.js';
 import type { UiKey } from './key-names.js';
 import { emptyList, type ListState } from './list.js';
 import { applyEvents, initialLoopView, type LoopView } from './loop-view.js';

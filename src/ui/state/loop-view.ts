@@ -1,7 +1,7 @@
 import type { RunEvent, FailureKind, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
-import { formatCost, formatDuration } from '../../cli/render/format.js';
-import { oneLine } from '../text.js';
+import { formatCost, formatDuration } from '../../format/units.js';
+import { oneLine } from '../../format/text.js';
 import {
   appendLines,
   emptyTranscript,

@@ -1,4 +1,4 @@
-import { clean } from '../text.js';
+import { clean } from '../../format/text.js';
 
 /**
  * The agent transcript of one story as the view keeps it: at most `max` lines, the

@@ -1,7 +1,7 @@
 import type { RowMap } from '../state/line-anchor.js';
 import type { LoopView } from '../state/loop-view.js';
 import type { TranscriptLine } from '../state/transcript.js';
-import { oneLine, wrap } from '../text.js';
+import { oneLine, wrap } from '../../format/text.js';
 import { row, type Row, type Tone } from './frame.js';
 
 const LINE_TONE: Record<TranscriptLine['kind'], Tone> = {

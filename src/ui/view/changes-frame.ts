@@ -1,8 +1,8 @@
-import { formatDuration, progressBar, relativeTime } from '../../cli/render/format.js';
+import { formatDuration, progressBar, relativeTime } from '../../format/units.js';
 import type { UiRunOptions } from '../controller.js';
 import { keepInView } from '../state/list.js';
 import type { UiState } from '../state/app-state.js';
-import { fit, oneLine, wrap } from '../text.js';
+import { fit, oneLine, wrap } from '../../format/text.js';
 import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
 
 const FIXED_COLUMNS = 2 + 14 + 2 + 9 + 2 + 9 + 2;

@@ -1,9 +1,9 @@
-import { formatCost, formatDuration } from '../../cli/render/format.js';
+import { formatCost, formatDuration } from '../../format/units.js';
 import type { CompletionChoice } from '../../core/events.js';
 import { exhaustedMessage } from '../../core/loop.js';
 import type { RunState } from '../state/app-state.js';
 import { elapsedMs, storiesDone } from '../state/loop-status.js';
-import { oneLine, wrap } from '../text.js';
+import { oneLine, wrap } from '../../format/text.js';
 import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
 
 /** Screen 4: why the loop ended, and the Cleanup / Keep choice. */

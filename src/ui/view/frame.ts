@@ -1,5 +1,5 @@
 import type { RowMap } from '../state/line-anchor.js';
-import { clip } from '../text.js';
+import { clip } from '../../format/text.js';
 
 /**
  * A screen as plain data: header rows, a scrollable body and footer rows, each row

@@ -1,4 +1,4 @@
-import { formatCost, formatDuration, progressBar } from '../../cli/render/format.js';
+import { formatCost, formatDuration, progressBar } from '../../format/units.js';
 import type { StorySummary } from '../../core/run-summary.js';
 import type { RunState } from '../state/app-state.js';
 import { elapsedMs, storiesDone, storyStatus, type StoryStatus } from '../state/loop-status.js';
@@ -7,7 +7,7 @@ import { pressesLeft } from '../state/quit-presses.js';
 import { topFromAnchor } from '../state/line-anchor.js';
 import { clampTop, maxTop } from '../state/scroll.js';
 import { agentRows } from './agent-rows.js';
-import { oneLine, plural, wrap } from '../text.js';
+import { oneLine, plural, wrap } from '../../format/text.js';
 import {
   bodyHeight,
   row,

@@ -2,7 +2,7 @@ import { countStories, countTasks, type Change } from '../../core/change.js';
 import type { UiRunOptions } from '../controller.js';
 import type { PreviewState } from '../state/app-state.js';
 import { clampTop } from '../state/scroll.js';
-import { clean, oneLine, wrap } from '../text.js';
+import { clean, oneLine, wrap } from '../../format/text.js';
 import { runOptionsRows } from './changes-frame.js';
 import { bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
 

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanGitEnv } from '../../support/temp-repo.js';
 import { eventually, groupMembers, killGroup } from '../../support/processes.js';
-import { initialRunState } from '../../../src/git/start.js';
-import type { RunState } from '../../../src/run/state.js';
+import { initialRunState } from '../../../src/checkpoint/start.js';
+import type { RunState } from '../../../src/checkpoint/state.js';
 import type { FaultWorld } from './world.js';
 
 /** A pid that certainly belonged to a process that has ended (for stale locks and states). */

@@ -1,4 +1,4 @@
-import type { RunState } from '../run/state.js';
+import type { RunState } from './state.js';
 
 /** How a run is found: the repository (any directory inside it) and the change. */
 export interface RunOptions {

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RuntimeError } from '../../src/core/errors.js';
 import { execProgram } from '../../src/process/exec.js';
-import { listChanges, readChange } from '../../src/spec/changes.js';
-import { parseTasks } from '../../src/spec/tasks.js';
+import { listChanges, readChange } from '../../src/openspec/changes.js';
+import { parseTasks } from '../../src/openspec/tasks.js';
 import { makeTempDir, removeTempDir, writeTree } from './helpers.js';
 
 let dir = '';

@@ -1,13 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRun } from '../../src/git/open.js';
-import type { CheckpointRun } from '../../src/git/checkpoint.js';
-import { inspect } from '../../src/git/inspect.js';
-import { startRun } from '../../src/git/start.js';
-import { readRunState } from '../../src/run/state.js';
-import { makeRepo, snapshotFiles, TIMEOUT_MS } from './helpers.js';
-import type { TempRepo } from './helpers.js';
+import { openRun } from '../../src/checkpoint/open.js';
+import type { CheckpointRun } from '../../src/checkpoint/checkpoint.js';
+import { inspect } from '../../src/checkpoint/inspect.js';
+import { startRun } from '../../src/checkpoint/start.js';
+import { readRunState } from '../../src/checkpoint/state.js';
+import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
+import type { TempRepo } from '../git/helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { execProgram } from '../../src/process/exec.js';
-import { listChanges } from '../../src/spec/changes.js';
-import { parseTasks } from '../../src/spec/tasks.js';
+import { listChanges } from '../../src/openspec/changes.js';
+import { parseTasks } from '../../src/openspec/tasks.js';
 import { copyFixtureCorpus, makeTempDir, removeTempDir, writeTree } from './helpers.js';
 
 const OPENSPEC = join(process.cwd(), 'node_modules', '.bin', 'openspec');

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { assertValidChangeName } from '../core/change-name.js';
-import { runPaths, type RunPaths } from '../run/paths.js';
-import type { GitContext } from './git.js';
-import { locateRepo, type RepoLocation } from './repo.js';
+import { runPaths, type RunPaths } from './paths.js';
+import type { GitContext } from '../git/git.js';
+import { locateRepo, type RepoLocation } from '../git/repo.js';
 
 /**
  * Settings for every git command of the checkpoint engine: the user's hooks (post-checkout,

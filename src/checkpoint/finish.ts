@@ -1,10 +1,10 @@
 import { RuntimeError } from '../core/errors.js';
-import type { RunState } from '../run/state.js';
-import { git } from './git.js';
-import { branchSha, headPosition, treeOf } from './repo.js';
+import type { RunState } from './state.js';
+import { git } from '../git/git.js';
+import { branchSha, headPosition, treeOf } from '../git/repo.js';
 import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
-import { snapshotWorkTree } from './snapshot.js';
+import { snapshotWorkTree } from '../git/snapshot.js';
 import { atOriginal } from './start-sequence.js';
 
 /**

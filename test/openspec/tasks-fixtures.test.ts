@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../src/core/change.js';
-import { parseTasks } from '../../src/spec/tasks.js';
+import { parseTasks } from '../../src/openspec/tasks.js';
 import { FIXTURE_CHANGES } from './helpers.js';
 
 async function fixture(change: string): Promise<Story[]> {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../src/core/errors.js';
-import { openRun } from '../../src/git/open.js';
+import { openRun } from '../../src/checkpoint/open.js';
 import { GitError } from '../../src/git/git-error.js';
-import { startRun } from '../../src/git/start.js';
-import { readRunState, writeRunState } from '../../src/run/state.js';
-import { makeRepo, snapshotFiles, TIMEOUT_MS } from './helpers.js';
-import type { TempRepo } from './helpers.js';
+import { startRun } from '../../src/checkpoint/start.js';
+import { readRunState, writeRunState } from '../../src/checkpoint/state.js';
+import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
+import type { TempRepo } from '../git/helpers.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

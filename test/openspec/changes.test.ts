@@ -2,8 +2,8 @@ import { cp, mkdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { changePaths, listChanges, readChange } from '../../src/spec/changes.js';
-import { findOpenSpecRoot } from '../../src/spec/root.js';
+import { changePaths, listChanges, readChange } from '../../src/openspec/changes.js';
+import { findOpenSpecRoot } from '../../src/openspec/root.js';
 import {
   FIXTURE_CHANGES,
   copyFixtureCorpus,

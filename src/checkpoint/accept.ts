@@ -1,9 +1,9 @@
-import { commitEverything } from './commit.js';
-import { git } from './git.js';
-import { endBisect, quitOperations } from './operations.js';
-import { commitSummary, headPosition } from './repo.js';
+import { commitEverything } from '../git/commit.js';
+import { git } from '../git/git.js';
+import { endBisect, quitOperations } from '../git/operations.js';
+import { commitSummary, headPosition } from '../git/repo.js';
 import type { RunGit } from './run-git.js';
-import { isClean } from './status.js';
+import { isClean } from '../git/status.js';
 
 /** Subject of the commit that records a completed story. */
 export function checkpointMessage(storyId: string): string {

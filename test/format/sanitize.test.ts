@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeForTerminal } from '../../src/core/sanitize.js';
+import { sanitizeForTerminal } from '../../src/format/sanitize.js';
 
 describe('sanitizeForTerminal', () => {
   it('removes colour, cursor and title escape sequences', () => {

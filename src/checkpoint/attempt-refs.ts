@@ -1,6 +1,6 @@
-import { attemptRefPrefix } from '../run/paths.js';
-import { git } from './git.js';
-import type { GitContext } from './git.js';
+import { attemptRefPrefix } from './paths.js';
+import { git } from '../git/git.js';
+import type { GitContext } from '../git/git.js';
 
 /** Every saved attempt of a change, sorted by ref name. */
 export async function listAttemptRefs(ctx: GitContext, change: string): Promise<string[]> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTaskLine } from '../../src/spec/task-line.js';
+import { parseTaskLine } from '../../src/openspec/task-line.js';
 
 /** OpenSpec's own rule, copied from dist/utils/task-progress.js: the referee for our scanner. */
 const OPENSPEC_TASK_LINE =

@@ -1,13 +1,13 @@
-import { ralphBranch } from '../run/paths.js';
-import type { RunPaths } from '../run/paths.js';
-import { readRunState } from '../run/state.js';
-import type { RunState } from '../run/state.js';
+import { ralphBranch } from './paths.js';
+import type { RunPaths } from './paths.js';
+import { readRunState } from './state.js';
+import type { RunState } from './state.js';
 import type { RunOptions } from './run-options.js';
-import { branchSha, headPosition } from './repo.js';
-import type { HeadPosition, RepoLocation } from './repo.js';
+import { branchSha, headPosition } from '../git/repo.js';
+import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { locateRun } from './run-git.js';
-import { operationInProgress, statusEntries } from './status.js';
-import type { GitOperation, StatusEntry } from './status.js';
+import { operationInProgress, statusEntries } from '../git/status.js';
+import type { GitOperation, StatusEntry } from '../git/status.js';
 
 /** Where a repository stands with respect to one change's run (for status, doctor, resume). */
 export interface RunInspection {

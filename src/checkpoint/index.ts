@@ -7,13 +7,13 @@ export type {
   RevertResult,
   RunOptions,
 } from './run-options.js';
-export { GitError } from './git-error.js';
-export { git, gitOut } from './git.js';
-export type { GitContext, GitOptions } from './git.js';
+export { GitError } from '../git/git-error.js';
+export { git, gitOut } from '../git/git.js';
+export type { GitContext, GitOptions } from '../git/git.js';
 export { inspect } from './inspect.js';
 export type { RunInspection } from './inspect.js';
 export { openRun } from './open.js';
-export type { HeadPosition, RepoLocation } from './repo.js';
+export type { HeadPosition, RepoLocation } from '../git/repo.js';
 export { startRun } from './start.js';
 export type { StartOptions } from './start.js';
-export type { GitOperation, StatusEntry } from './status.js';
+export type { GitOperation, StatusEntry } from '../git/status.js';

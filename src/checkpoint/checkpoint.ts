@@ -1,19 +1,19 @@
 import { RuntimeError, UsageError } from '../core/errors.js';
-import { attemptName, attemptRef } from '../run/paths.js';
-import type { RunPaths } from '../run/paths.js';
-import { writeRunState } from '../run/state.js';
-import type { RunOutcome, RunState, RunStep } from '../run/state.js';
+import { attemptName, attemptRef } from './paths.js';
+import type { RunPaths } from './paths.js';
+import { writeRunState } from './state.js';
+import type { RunOutcome, RunState, RunStep } from './state.js';
 import { commitStory } from './accept.js';
-import { clearStaleIndexLock } from './index-lock.js';
+import { clearStaleIndexLock } from '../git/index-lock.js';
 import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
-import type { HeadPosition, RepoLocation } from './repo.js';
+import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { restoreCheckpoint } from './revert.js';
 import type { CallOptions, EnsureResult, RecordOptions, RevertResult } from './run-options.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
-import { dirtySubmodules, headAndCleanliness, operationInProgress } from './status.js';
+import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
 
 /**
  * One recorded run and the git protocol on it (contract "The git protocol"): the loop keeps

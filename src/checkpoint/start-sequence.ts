@@ -1,9 +1,9 @@
 import { RuntimeError } from '../core/errors.js';
-import type { RunState } from '../run/state.js';
-import { commitEverything } from './commit.js';
-import { git } from './git.js';
-import { commitSummary, headPosition } from './repo.js';
-import type { HeadPosition } from './repo.js';
+import type { RunState } from './state.js';
+import { commitEverything } from '../git/commit.js';
+import { git } from '../git/git.js';
+import { commitSummary, headPosition } from '../git/repo.js';
+import type { HeadPosition } from '../git/repo.js';
 import type { RunGit } from './run-git.js';
 
 export const INITIAL_STATE_MESSAGE = 'initial state';

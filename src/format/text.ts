@@ -1,4 +1,4 @@
-import { sanitizeForTerminal } from '../core/sanitize.js';
+import { sanitizeForTerminal } from './sanitize.js';
 
 /**
  * Text helpers for the screens. Everything that came from outside (agent output,

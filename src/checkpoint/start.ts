@@ -1,18 +1,18 @@
 import { hostname } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
-import { ralphBranch } from '../run/paths.js';
-import { readRunState, writeRunState } from '../run/state.js';
-import type { OriginalBranch, RunState } from '../run/state.js';
+import { ralphBranch } from './paths.js';
+import { readRunState, writeRunState } from './state.js';
+import type { OriginalBranch, RunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
 import type { RunOptions } from './run-options.js';
-import { git } from './git.js';
-import type { GitContext } from './git.js';
-import { branchSha, headPosition } from './repo.js';
-import type { HeadPosition } from './repo.js';
+import { git } from '../git/git.js';
+import type { GitContext } from '../git/git.js';
+import { branchSha, headPosition } from '../git/repo.js';
+import type { HeadPosition } from '../git/repo.js';
 import { engineContext, locateRun } from './run-git.js';
 import { atOriginal } from './start-sequence.js';
-import { operationInProgress } from './status.js';
+import { operationInProgress } from '../git/status.js';
 
 export interface StartOptions extends RunOptions {
   /** Reset an existing `ralph/<change>` branch that no active run owns. */

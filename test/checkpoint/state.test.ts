@@ -9,14 +9,14 @@ import {
   ralphBranch,
   runPaths,
   transcriptFile,
-} from '../../src/run/paths.js';
+} from '../../src/checkpoint/paths.js';
 import {
   newStoryProgress,
   readRunState,
   runStateExists,
   writeRunState,
-} from '../../src/run/state.js';
-import type { RunState } from '../../src/run/state.js';
+} from '../../src/checkpoint/state.js';
+import type { RunState } from '../../src/checkpoint/state.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseSpec, readSpecs } from '../../src/spec/specs.js';
+import { parseSpec, readSpecs } from '../../src/openspec/specs.js';
 import { FIXTURE_CHANGES, makeTempDir, removeTempDir, writeTree } from './helpers.js';
 
 const md = (...lines: string[]): string => lines.join('\n');

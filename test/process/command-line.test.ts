@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitCommandLine } from '../../src/agents/command-line.js';
+import { splitCommandLine } from '../../src/process/command-line.js';
 import { UsageError } from '../../src/core/errors.js';
 import { summarizeToolInput, oneLine } from '../../src/agents/tool-summary.js';
 

@@ -1,10 +1,10 @@
-import { commitTree } from './commit.js';
-import { git } from './git.js';
-import { endBisect, quitOperations } from './operations.js';
-import { branchSha, resolveCommit, treeOf } from './repo.js';
+import { commitTree } from '../git/commit.js';
+import { git } from '../git/git.js';
+import { endBisect, quitOperations } from '../git/operations.js';
+import { branchSha, resolveCommit, treeOf } from '../git/repo.js';
 import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
-import { snapshotWorkTree } from './snapshot.js';
+import { snapshotWorkTree } from '../git/snapshot.js';
 
 /** Enough for a .gitignore inside an untracked directory inside another; then give up. */
 const MAX_CLEAN_PASSES = 4;

@@ -1,6 +1,6 @@
 import { RuntimeError, UsageError } from '../core/errors.js';
-import { ralphBranch } from '../run/paths.js';
-import { readRunState } from '../run/state.js';
+import { ralphBranch } from './paths.js';
+import { readRunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
 import type { RunOptions } from './run-options.js';
 import { locateRun } from './run-git.js';

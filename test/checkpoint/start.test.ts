@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { openRun } from '../../src/git/open.js';
-import { startRun } from '../../src/git/start.js';
-import { readRunState } from '../../src/run/state.js';
-import { makeRepo, snapshotFiles, TIMEOUT_MS } from './helpers.js';
-import type { TempRepo } from './helpers.js';
+import { openRun } from '../../src/checkpoint/open.js';
+import { startRun } from '../../src/checkpoint/start.js';
+import { readRunState } from '../../src/checkpoint/state.js';
+import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
+import type { TempRepo } from '../git/helpers.js';
 
 const repos: TempRepo[] = [];
 function repo(...args: Parameters<typeof makeRepo>): TempRepo {

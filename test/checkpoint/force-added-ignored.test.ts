@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRun } from '../../src/git/start.js';
-import { makeRepo, TIMEOUT_MS } from './helpers.js';
-import type { TempRepo } from './helpers.js';
+import { startRun } from '../../src/checkpoint/start.js';
+import { makeRepo, TIMEOUT_MS } from '../git/helpers.js';
+import type { TempRepo } from '../git/helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {

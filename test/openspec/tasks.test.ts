@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Story } from '../../src/core/change.js';
-import { parseTasks } from '../../src/spec/tasks.js';
+import { parseTasks } from '../../src/openspec/tasks.js';
 
 const md = (...lines: string[]): string => lines.join('\n');
 
