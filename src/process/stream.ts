@@ -182,7 +182,7 @@ export function streamProcess(
         spawnError: spawnError ? spawnError.message : null,
       };
       const settle = (): void => (listenerError ? reject(listenerError) : resolve(result));
-      if (transcript) void transcript.close().then(settle);
+      if (transcript) transcript.close().then(settle, reject);
       else settle();
     });
   });

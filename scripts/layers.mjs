@@ -1,0 +1,33 @@
+// The folders of src/ and what each may import (docs/architecture.md, "Layers").
+// One table for both ESLint's no-restricted-imports and scripts/import-graph.mjs, so the rule
+// that keeps the shape and the command that prints it cannot disagree.
+
+/** @type {Record<string, readonly string[]>} */
+export const ALLOWED_IMPORTS = {
+  core: [],
+  format: [],
+  openspec: ['core'],
+  process: ['core'],
+  git: ['core', 'process'],
+  checkpoint: ['core', 'git', 'process'],
+  agents: ['core', 'format', 'process'],
+  run: ['agents', 'checkpoint', 'core', 'format', 'git', 'openspec', 'process'],
+  ui: ['core', 'format'],
+  demo: ['core', 'format', 'git', 'process'],
+  doctor: ['agents', 'checkpoint', 'core', 'format', 'git', 'openspec', 'process', 'run'],
+  cli: [
+    'agents',
+    'checkpoint',
+    'core',
+    'demo',
+    'doctor',
+    'format',
+    'git',
+    'openspec',
+    'process',
+    'run',
+    'ui',
+  ],
+};
+
+export const LAYERS = Object.keys(ALLOWED_IMPORTS);
