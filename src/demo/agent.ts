@@ -10,8 +10,12 @@ import { execProgram } from '../process/exec.js';
 import { previousFailureReason, promptStory, tickStoryTasks, withExport } from './agent-text.js';
 import { demoPlan, type DemoStep } from './script.js';
 
-/** Short enough that the whole demo stays well under 30 s, long enough to watch. */
-const PAUSE_MS = 200;
+/**
+ * Pause before each step: short enough that the whole demo stays well under 30 s, long enough
+ * to watch. RALPHTOOL_DEMO_PAUSE_MS changes it (the test suite sets 0: it checks what the demo
+ * does, not how it looks over time).
+ */
+const PAUSE_MS = pauseMs(process.env.RALPHTOOL_DEMO_PAUSE_MS);
 const TEST_TIMEOUT_MS = 30_000;
 
 interface AgentContext {
@@ -28,6 +32,11 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function pauseMs(value: string | undefined): number {
+  const ms = value === undefined || value.trim() === '' ? NaN : Number(value);
+  return Number.isInteger(ms) && ms >= 0 ? ms : 200;
 }
 
 async function main(): Promise<void> {
@@ -50,7 +59,7 @@ async function main(): Promise<void> {
     return;
   }
   for (const step of plan.steps) {
-    await sleep(PAUSE_MS);
+    if (PAUSE_MS > 0) await sleep(PAUSE_MS);
     const failure = await perform(step, ctx);
     if (failure !== null) {
       say(`Giving up on this attempt: ${failure}`);

@@ -34,6 +34,8 @@ export function makeDemoSandbox(): DemoSandbox {
       GIT_WORK_TREE: undefined,
       GIT_INDEX_FILE: undefined,
       TMPDIR: tmp,
+      // What the demo does is checked, not its pacing for a watching person.
+      RALPHTOOL_DEMO_PAUSE_MS: '0',
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };

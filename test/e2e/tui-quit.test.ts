@@ -57,7 +57,7 @@ describe.skipIf(!tmuxAvailable())('quitting the UI', () => {
     await runUntilThinking(s);
     s.keys('q', 'q', 'q');
     expect(await s.waitForExit()).toBe(130);
-    expect(s.screen()).toContain('quit at once; any run in progress is left on disk');
+    await s.waitForText('quit at once; any run in progress is left on disk');
     const status = await runCli(['status', '--json'], { cwd: repo?.dir ?? '' });
     expect(JSON.parse(status.stdout)).toMatchObject({
       runs: [{ change: CHANGE, state: 'interrupted' }],
@@ -73,7 +73,7 @@ describe.skipIf(!tmuxAvailable())('quitting the UI', () => {
     await s.waitFor(/Changed files/);
     s.keys('q');
     expect(await s.waitForExit()).toBe(130);
-    expect(s.screen()).not.toContain('quit at once');
+    expect(s.scrollback()).not.toContain('quit at once');
     expect(repo?.git('branch', '--show-current').trim()).toBe('main');
   });
 });

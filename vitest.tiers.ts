@@ -1,0 +1,6 @@
+/**
+ * The test tiers (docs/architecture.md, "Tests"). `npm test` runs everything a contributor
+ * needs; the slow tier holds what takes minutes or measures rather than checks: the random-agent
+ * soak and the benchmark scripts' smoke run. CI runs both.
+ */
+export const SLOW_TESTS = ['test/fuzz/soak.test.ts', 'test/bench/**/*.test.ts'];
