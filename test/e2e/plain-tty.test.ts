@@ -49,7 +49,9 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     await s.waitFor(/Cleanup or keep\? \[C\/k\]/);
     s.keys('k', 'Enter');
     expect(await s.waitForExit()).toBe(0);
-    await s.waitForText(/keep: on ralph\/add-greeting/);
+    expect(await s.waitForText(/keep: on ralph\/add-greeting/)).toMatch(
+      /keep: on ralph\/add-greeting/,
+    );
     expect(repo?.git('branch', '--show-current').trim()).toBe(`ralph/${CHANGE}`);
     expect(repo?.git('log', '--format=%s', `main..ralph/${CHANGE}`)).toBe(
       'checkpoint: 2\ncheckpoint: 1\ninitial state\n',
@@ -63,7 +65,9 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     await s.waitFor(/Cleanup or keep\? \[C\/k\]/);
     s.keys('C-d');
     expect(await s.waitForExit()).toBe(130);
-    await s.waitForText(/no choice was made: the run stays on ralph\/add-greeting/);
+    expect(await s.waitForText(/no choice was made: the run stays on ralph\/add-greeting/)).toMatch(
+      /no choice was made: the run stays on ralph\/add-greeting/,
+    );
     expect(s.scrollback()).not.toMatch(/internal error|AbortError/);
 
     const dir = repo?.dir ?? '';
@@ -99,7 +103,7 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     // The agent ignores SIGTERM, so the stop waits for its grace period: quit now.
     s.keys('C-c');
     expect(await s.waitForExit()).toBe(130);
-    await s.waitForText(/quitting now/);
+    expect(await s.waitForText(/quitting now/)).toMatch(/quitting now/);
 
     const dir = repo?.dir ?? '';
     const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout) as {

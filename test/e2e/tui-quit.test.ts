@@ -57,7 +57,9 @@ describe.skipIf(!tmuxAvailable())('quitting the UI', () => {
     await runUntilThinking(s);
     s.keys('q', 'q', 'q');
     expect(await s.waitForExit()).toBe(130);
-    await s.waitForText('quit at once; any run in progress is left on disk');
+    expect(await s.waitForText('quit at once; any run in progress is left on disk')).toContain(
+      'quit at once; any run in progress is left on disk',
+    );
     const status = await runCli(['status', '--json'], { cwd: repo?.dir ?? '' });
     expect(JSON.parse(status.stdout)).toMatchObject({
       runs: [{ change: CHANGE, state: 'interrupted' }],

@@ -75,7 +75,7 @@ describe.skipIf(!tmuxAvailable())('ralphtool UI under tmux', () => {
     await session.waitFor(/› add-greeting/);
     session.keys('Enter');
     await session.waitFor(/Story 1: Greeting/);
-    await session.waitFor(/max retries 2|retries 2/i);
+    expect(await session.waitFor(/max retries 2|retries 2/i)).toMatch(/max retries 2|retries 2/i);
     session.keys('r');
 
     // Story 1 fails once and is retried with its reason, then stories 1 and 2 complete.
