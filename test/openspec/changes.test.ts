@@ -1,6 +1,6 @@
 import { cp, mkdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { changePaths, listChanges, readChange } from '../../src/openspec/changes.js';
 import { findOpenSpecRoot } from '../../src/openspec/root.js';
@@ -22,6 +22,19 @@ async function fixtureRepo(): Promise<string> {
   await cp(FIXTURE_CHANGES, join(root, 'openspec', 'changes'), { recursive: true });
   return root;
 }
+
+/**
+ * One copy of that repository for the tests that only read it (copying ~500 files per test
+ * was most of this file's time). Nothing here writes to it.
+ */
+let readOnlyRepo: Promise<string> | null = null;
+function sharedFixtureRepo(): Promise<string> {
+  readOnlyRepo ??= fixtureRepo();
+  return readOnlyRepo;
+}
+afterAll(async () => {
+  if (readOnlyRepo) await removeTempDir(await readOnlyRepo);
+});
 
 describe('listChanges', () => {
   it('lists the active fixture changes sorted by name, without archive/ or loose files', async () => {
@@ -69,7 +82,7 @@ describe('listChanges', () => {
 
 describe('readChange', () => {
   it('reads stories, requirements, proposal and design of a fixture change', async () => {
-    dir = await fixtureRepo();
+    const dir = await sharedFixtureRepo();
     const change = await readChange(dir, 'fix-cli-local-date-semantics');
     expect(change.name).toBe('fix-cli-local-date-semantics');
     expect(change.path).toBe('openspec/changes/fix-cli-local-date-semantics');
@@ -87,7 +100,7 @@ describe('readChange', () => {
   });
 
   it('reads a change without tasks.md as zero stories', async () => {
-    dir = await fixtureRepo();
+    const dir = await sharedFixtureRepo();
     const change = await readChange(dir, 'add-qa-smoke-harness');
     expect(change.stories).toEqual([]);
     expect(change.requirements.length).toBeGreaterThan(0);
@@ -96,7 +109,7 @@ describe('readChange', () => {
   });
 
   it('rejects an unknown change with exit code 2 and points to `ralphtool list`', async () => {
-    dir = await fixtureRepo();
+    const dir = await sharedFixtureRepo();
     const failure = readChange(dir, 'no-such-change');
     await expect(failure).rejects.toBeInstanceOf(UsageError);
     await expect(failure).rejects.toMatchObject({ exitCode: 2 });
@@ -104,7 +117,7 @@ describe('readChange', () => {
   });
 
   it('refuses the archive folder, which is never run', async () => {
-    dir = await fixtureRepo();
+    const dir = await sharedFixtureRepo();
     await expect(readChange(dir, 'archive')).rejects.toMatchObject({
       exitCode: 2,
       message: expect.stringMatching(/archived/) as unknown,
@@ -114,7 +127,7 @@ describe('readChange', () => {
   it.each(['../../etc', 'a b', 'x;rm -rf', '-rf', 'A', ''])(
     'rejects the invalid name %j with exit code 2',
     async (name) => {
-      dir = await fixtureRepo();
+      const dir = await sharedFixtureRepo();
       await expect(readChange(dir, name)).rejects.toMatchObject({
         exitCode: 2,
         message: expect.stringMatching(/invalid change name/) as unknown,
