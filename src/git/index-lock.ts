@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RuntimeError } from '../core/errors.js';
+import { listPids, processCwd, processName } from '../process/proc.js';
 import type { RepoLocation } from './repo.js';
 
 /** How long a live git gets to release its index lock before it is judged stale. */
@@ -38,21 +39,11 @@ export async function clearStaleIndexLock(repo: RepoLocation): Promise<boolean> 
 
 /** A git process whose working directory is inside `root` (Linux /proc), else null. */
 function gitProcessIn(root: string): number | null {
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return null;
-  }
-  for (const pid of pids) {
-    try {
-      const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      if (comm !== 'git' && !comm.startsWith('git-')) continue;
-      const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      if (cwd === root || cwd.startsWith(`${root}/`)) return Number(pid);
-    } catch {
-      // gone, or not ours to read
-    }
+  for (const pid of listPids()) {
+    const name = processName(pid);
+    if (name === null || (name !== 'git' && !name.startsWith('git-'))) continue;
+    const cwd = processCwd(pid);
+    if (cwd !== null && (cwd === root || cwd.startsWith(`${root}/`))) return pid;
   }
   return null;
 }

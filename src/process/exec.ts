@@ -1,22 +1,27 @@
-import { execa } from 'execa';
+import type { Readable } from 'node:stream';
+import { ABORTED_BEFORE_START, startChild, type ChildEnd } from './lifecycle.js';
 import { ProcessError } from './process-error.js';
-import { signalGroup, trackGroup, untrackGroup } from './process-group.js';
 
 export interface ExecOptions {
   cwd: string;
-  /** Variables added to (or, when undefined, removed from) the inherited environment. */
+  /**
+   * The environment `env` is laid over. Defaults to ralphtool's own for now; the callers are
+   * to pass the one CommandIO gives them, so that src/process never reads process.env itself.
+   */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Variables added to (or, when undefined, removed from) `baseEnv`. */
   env?: Record<string, string | undefined>;
   /** Wall-clock limit in milliseconds; 0 or undefined = none. */
   timeoutMs?: number;
-  /** Aborting kills the process group. */
+  /** Aborting kills the process group; a signal aborted already starts nothing. */
   signal?: AbortSignal;
   /** Written to stdin, which is then closed. Without it stdin is empty. */
   input?: string | Uint8Array;
-  /** Time between SIGTERM and SIGKILL when the process group is stopped. */
+  /** Time between SIGTERM and SIGKILL when the process group is stopped (lifecycle GRACE_MS). */
   graceMs?: number;
   /** When false, a non-zero exit resolves instead of throwing. Default true. */
   reject?: boolean;
-  /** Largest stdout/stderr kept, in bytes. */
+  /** Largest stdout/stderr kept, in bytes; a program that prints more is stopped. */
   maxBuffer?: number;
 }
 
@@ -29,83 +34,99 @@ export interface ExecResult {
   aborted: boolean;
   /** The program could not be found (ENOENT). */
   notFound: boolean;
+  /**
+   * Why the program could not be started at all (not found, not executable…), else null.
+   * Optional only so that results built by hand elsewhere stay valid; execProgram sets it.
+   */
+  spawnError?: string | null;
+  /** stdout or stderr went past `maxBuffer`, so the program was stopped. Set like spawnError. */
+  outputTooLarge?: boolean;
 }
 
-const DEFAULT_GRACE_MS = 2_000;
+const DEFAULT_MAX_BUFFER = 256 * 1024 * 1024;
 
 /**
- * The one way ralphtool runs a program to completion: an argument array (never a
- * shell), its own process group, a timeout and a cancel signal that kill the whole
- * group (SIGTERM, then SIGKILL after a grace period), and a typed error.
+ * The one way ralphtool runs a program to completion and reads all it printed, on the
+ * child lifecycle (lifecycle.ts): an argument array (never a shell), its own process group,
+ * a timeout and a cancel signal that stop the whole group, and a typed error.
  */
 export async function execProgram(
   command: string,
   args: readonly string[],
   options: ExecOptions,
 ): Promise<ExecResult> {
-  const env = buildEnv(options.env);
-  const subprocess = execa(command, args, {
-    cwd: options.cwd,
-    env,
-    extendEnv: false,
-    detached: true,
-    reject: false,
-    stripFinalNewline: false,
-    encoding: 'utf8',
-    maxBuffer: options.maxBuffer ?? 256 * 1024 * 1024,
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-  });
-
-  const pgid = subprocess.pid;
-  let timedOut = false;
-  let aborted = false;
-  const stop = (): void => {
-    if (pgid === undefined) return;
-    signalGroup(pgid, 'SIGTERM');
-    setTimeout(() => signalGroup(pgid, 'SIGKILL'), options.graceMs ?? DEFAULT_GRACE_MS).unref();
-  };
-  const timer =
-    options.timeoutMs && options.timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, options.timeoutMs)
-      : undefined;
-  const onAbort = (): void => {
-    aborted = true;
-    stop();
-  };
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (pgid !== undefined) trackGroup(pgid);
-
-  try {
-    const result = await subprocess;
-    const notFound = (result.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-    const outcome: ExecResult = {
-      stdout: typeof result.stdout === 'string' ? result.stdout : '',
-      stderr: typeof result.stderr === 'string' ? result.stderr : '',
-      exitCode: result.exitCode ?? null,
-      signal: result.signal ?? null,
-      timedOut,
-      aborted,
-      notFound,
+  let end: ChildEnd = ABORTED_BEFORE_START;
+  let stdout = '';
+  let stderr = '';
+  let outputTooLarge = false;
+  if (!options.signal?.aborted) {
+    const child = startChild(command, args, {
+      cwd: options.cwd,
+      env: buildEnv(options.baseEnv ?? process.env, options.env),
+      input: options.input,
+      wallTimeoutMs: options.timeoutMs,
+      signal: options.signal,
+      graceMs: options.graceMs,
+    });
+    const overflow = (): void => {
+      outputTooLarge = true;
+      child.stop();
     };
-    const failed = notFound || timedOut || aborted || outcome.exitCode !== 0;
-    if (failed && (options.reject ?? true)) {
-      throw new ProcessError({ command, args, ...outcome, notFound }, options.timeoutMs ?? 0);
-    }
-    return outcome;
-  } finally {
-    if (timer) clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    if (pgid !== undefined) untrackGroup(pgid);
+    const maxBuffer = options.maxBuffer ?? DEFAULT_MAX_BUFFER;
+    const readStdout = collect(child.stdout, maxBuffer, overflow);
+    const readStderr = collect(child.stderr, maxBuffer, overflow);
+    end = await child.ended;
+    stdout = readStdout();
+    stderr = readStderr();
   }
+
+  const outcome: ExecResult = {
+    stdout,
+    stderr,
+    exitCode: end.exitCode,
+    signal: end.signal,
+    timedOut: end.timedOut !== null,
+    aborted: end.aborted,
+    notFound: end.spawnError?.code === 'ENOENT',
+    spawnError: end.spawnError?.message ?? null,
+    outputTooLarge,
+  };
+  const failed =
+    end.spawnError !== null ||
+    outputTooLarge ||
+    outcome.timedOut ||
+    outcome.aborted ||
+    outcome.exitCode !== 0;
+  if (failed && (options.reject ?? true)) {
+    throw new ProcessError({ command, args, ...outcome }, options.timeoutMs ?? 0);
+  }
+  return outcome;
 }
 
-function buildEnv(overrides: ExecOptions['env']): Record<string, string> {
+/** Keeps up to `limit` bytes of a stream; `onOverflow` is told once when it prints more. */
+function collect(stream: Readable, limit: number, onOverflow: () => void): () => string {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let full = false;
+  stream.on('data', (chunk: Buffer) => {
+    if (full) return;
+    const room = limit - size;
+    if (chunk.length > room) {
+      full = true;
+      chunks.push(chunk.subarray(0, room));
+      size = limit;
+      onOverflow();
+      return;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  });
+  return () => Buffer.concat(chunks, size).toString('utf8');
+}
+
+function buildEnv(base: NodeJS.ProcessEnv, overrides: ExecOptions['env']): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
+  for (const [key, value] of Object.entries(base)) {
     if (value !== undefined) env[key] = value;
   }
   for (const [key, value] of Object.entries(overrides ?? {})) {

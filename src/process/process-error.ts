@@ -14,6 +14,10 @@ export interface ProcessFailure {
   timedOut: boolean;
   aborted: boolean;
   notFound: boolean;
+  /** Why the program could not be started at all, when that was the failure. */
+  spawnError?: string | null;
+  /** The program printed more than the limit and was stopped for it. */
+  outputTooLarge?: boolean;
   stdout: string;
   stderr: string;
 }
@@ -27,6 +31,8 @@ export class ProcessError extends Error implements ProcessFailure {
   readonly timedOut: boolean;
   readonly aborted: boolean;
   readonly notFound: boolean;
+  readonly spawnError: string | null;
+  readonly outputTooLarge: boolean;
   readonly stdout: string;
   readonly stderr: string;
 
@@ -40,6 +46,8 @@ export class ProcessError extends Error implements ProcessFailure {
     this.timedOut = failure.timedOut;
     this.aborted = failure.aborted;
     this.notFound = failure.notFound;
+    this.spawnError = failure.spawnError ?? null;
+    this.outputTooLarge = failure.outputTooLarge ?? false;
     this.stdout = failure.stdout;
     this.stderr = failure.stderr;
   }
@@ -54,6 +62,9 @@ function describeFailure(f: ProcessFailure, timeoutMs: number): string {
   const short = shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
   let what: string;
   if (f.notFound) what = `\`${f.command}\` was not found on PATH`;
+  else if (f.spawnError) what = `\`${f.command}\` could not be started: ${f.spawnError}`;
+  else if (f.outputTooLarge)
+    what = `\`${short}\` printed more than ralphtool keeps and was stopped`;
   else if (f.timedOut) what = `\`${short}\` timed out after ${Math.round(timeoutMs / 1000)}s`;
   else if (f.aborted) what = `\`${short}\` was stopped`;
   else if (f.signal) what = `\`${short}\` was killed by ${f.signal}`;

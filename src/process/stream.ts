@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { groupAlive, signalGroup, trackGroup, untrackGroup } from './process-group.js';
+import { ABORTED_BEFORE_START, startChild, type ChildEnd } from './lifecycle.js';
 
 export interface StreamOptions {
   cwd: string;
-  /** The child's whole environment; defaults to ralphtool's own. */
-  env?: NodeJS.ProcessEnv;
+  /** The child's whole environment: nothing is inherited that is not in it. */
+  env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. Without it stdin is empty. */
   input?: string;
   /**
@@ -17,9 +16,9 @@ export interface StreamOptions {
   wallTimeoutMs?: number;
   /** Limit on time without any stdout/stderr output; 0 or undefined = none. */
   idleTimeoutMs?: number;
-  /** Aborting kills the process group. */
+  /** Aborting kills the process group; a signal aborted already starts nothing. */
   signal?: AbortSignal;
-  /** Time between SIGTERM and SIGKILL when the process group is stopped. */
+  /** Time between SIGTERM and SIGKILL when the process group is stopped (lifecycle GRACE_MS). */
   graceMs?: number;
   /** Longest line delivered whole, in bytes; the rest of a longer line is dropped. */
   maxLineBytes?: number;
@@ -45,158 +44,90 @@ export interface StreamResult {
 
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 const DEFAULT_STDERR_TAIL_BYTES = 64 * 1024;
-const DEFAULT_GRACE_MS = 3_000;
 
 /**
- * Runs a long-lived program (an agent) and hands its stdout over line by line, in
- * bounded memory whatever it prints. Like exec(): an argument array (never a shell),
- * its own process group, and a timeout, an idle limit or an abort kill the whole group.
- * When the program exits, whatever it left running in its group is stopped too, so
- * nothing an attempt started outlives it.
+ * Runs a long-lived program (an agent) on the child lifecycle (lifecycle.ts) and hands its
+ * stdout over line by line, in bounded memory whatever it prints. Like execProgram: an
+ * argument array (never a shell), its own process group, and a timeout, an idle limit or an
+ * abort stop the whole group; what the program left running in its group when it exits is
+ * stopped too, so nothing an attempt started outlives it.
  */
-export function streamProcess(
+export async function streamProcess(
   command: string,
   args: readonly string[],
   options: StreamOptions,
 ): Promise<StreamResult> {
-  if (options.signal?.aborted) {
-    return Promise.resolve({ ...NOT_STARTED, aborted: true });
-  }
-  return new Promise((resolve, reject) => {
-    const grace = options.graceMs ?? DEFAULT_GRACE_MS;
-    const stderrTail = new ByteTail(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
-    const transcript = options.transcriptPath ? openTranscript(options.transcriptPath) : null;
-
-    const child = spawn(command, [...args], {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const pgid = child.pid;
-    if (pgid !== undefined) {
-      trackGroup(pgid);
-      options.onSpawn?.(pgid);
-    }
-
-    let timedOut: StreamResult['timedOut'] = null;
-    let aborted = false;
-    let spawnError: NodeJS.ErrnoException | null = null;
-    let killTimer: NodeJS.Timeout | undefined;
-    const stopGroup = (): void => {
-      if (pgid === undefined || killTimer) return;
-      signalGroup(pgid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), grace);
-    };
-
-    // A listener that throws stops the program; the error is raised once it is gone.
-    let listenerError: Error | null = null;
-    const deliver = (line: string, truncated: boolean): void => {
-      if (listenerError) return;
-      try {
-        options.onLine(line, truncated);
-      } catch (error) {
-        listenerError = error instanceof Error ? error : new Error(String(error));
-        stopGroup();
-      }
-    };
-    const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, deliver);
-
-    const wallTimer =
-      options.wallTimeoutMs && options.wallTimeoutMs > 0
-        ? setTimeout(() => {
-            timedOut ??= 'wall';
-            stopGroup();
-          }, options.wallTimeoutMs)
-        : undefined;
-    const idleTimer =
-      options.idleTimeoutMs && options.idleTimeoutMs > 0
-        ? setTimeout(() => {
-            timedOut ??= 'idle';
-            stopGroup();
-          }, options.idleTimeoutMs)
-        : undefined;
-    const onAbort = (): void => {
-      aborted = true;
-      stopGroup();
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-
-    // A slow transcript disk must not make the pending output pile up in memory.
-    let paused = false;
-    const tee = (chunk: Buffer): void => {
-      idleTimer?.refresh();
-      if (transcript?.stream.writable && !transcript.stream.write(chunk) && !paused) {
-        paused = true;
-        child.stdout.pause();
-        child.stderr.pause();
-        transcript.stream.once('drain', resume);
-      }
-    };
-    const resume = (): void => {
-      paused = false;
-      child.stdout.resume();
-      child.stderr.resume();
-    };
-    transcript?.stream.on('error', resume);
-
-    child.stdout.on('data', (chunk: Buffer) => {
-      tee(chunk);
-      splitter.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      tee(chunk);
-      stderrTail.push(chunk);
-    });
-    // A child that exits without reading its prompt closes the pipe: not our failure.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
-
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      if (child.pid === undefined) spawnError = error;
-    });
-    child.on('exit', () => {
-      // The leader's exit decides the outcome; what it left behind is stopped so that the
-      // pipes close, and a limit reached meanwhile is no timeout of the agent's.
-      clearTimeout(wallTimer);
-      clearTimeout(idleTimer);
-      stopGroup();
-    });
-    child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
-      clearTimeout(wallTimer);
-      clearTimeout(idleTimer);
-      clearTimeout(killTimer);
-      options.signal?.removeEventListener('abort', onAbort);
-      if (pgid !== undefined) {
-        if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
-        untrackGroup(pgid);
-      }
-      splitter.end();
-      const result: StreamResult = {
-        exitCode: spawnError ? null : code,
-        signal: spawnError ? null : signal,
-        timedOut,
-        aborted,
-        stderrTail: stderrTail.text(),
-        notFound: spawnError?.code === 'ENOENT',
-        spawnError: spawnError ? spawnError.message : null,
-      };
-      const settle = (): void => (listenerError ? reject(listenerError) : resolve(result));
-      if (transcript) transcript.close().then(settle, reject);
-      else settle();
-    });
+  if (options.signal?.aborted) return streamResult(ABORTED_BEFORE_START, '');
+  const stderrTail = new ByteTail(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES);
+  const transcript = options.transcriptPath ? openTranscript(options.transcriptPath) : null;
+  const child = startChild(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    input: options.input,
+    wallTimeoutMs: options.wallTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    signal: options.signal,
+    graceMs: options.graceMs,
   });
+  if (child.pgid !== undefined) options.onSpawn?.(child.pgid);
+
+  // A listener that throws stops the program; the error is raised once it is gone.
+  const listener: { error: Error | null } = { error: null };
+  const deliver = (line: string, truncated: boolean): void => {
+    if (listener.error) return;
+    try {
+      options.onLine(line, truncated);
+    } catch (error) {
+      listener.error = error instanceof Error ? error : new Error(String(error));
+      child.stop();
+    }
+  };
+  const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, deliver);
+
+  // A slow transcript disk must not make the pending output pile up in memory.
+  let paused = false;
+  const tee = (chunk: Buffer): void => {
+    if (transcript?.stream.writable && !transcript.stream.write(chunk) && !paused) {
+      paused = true;
+      child.stdout.pause();
+      child.stderr.pause();
+      transcript.stream.once('drain', resume);
+    }
+  };
+  const resume = (): void => {
+    paused = false;
+    child.stdout.resume();
+    child.stderr.resume();
+  };
+  transcript?.stream.on('error', resume);
+
+  child.stdout.on('data', (chunk: Buffer) => {
+    tee(chunk);
+    splitter.push(chunk);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    tee(chunk);
+    stderrTail.push(chunk);
+  });
+
+  const end = await child.ended;
+  splitter.end();
+  await transcript?.close();
+  if (listener.error) throw listener.error;
+  return streamResult(end, stderrTail.text());
 }
 
-const NOT_STARTED: StreamResult = {
-  exitCode: null,
-  signal: null,
-  timedOut: null,
-  aborted: false,
-  stderrTail: '',
-  notFound: false,
-  spawnError: null,
-};
+function streamResult(end: ChildEnd, stderrTail: string): StreamResult {
+  return {
+    exitCode: end.exitCode,
+    signal: end.signal,
+    timedOut: end.timedOut,
+    aborted: end.aborted,
+    stderrTail,
+    notFound: end.spawnError?.code === 'ENOENT',
+    spawnError: end.spawnError?.message ?? null,
+  };
+}
 
 interface Transcript {
   stream: WriteStream;

@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RuntimeError, UsageError } from '../core/errors.js';
+import { isZombie, processStartTime } from '../process/proc.js';
+
+// Re-exported for run/session.ts and run/orchestrator.ts, which import it from here.
+export { processIdentity } from '../process/proc.js';
 
 /** Who holds a lock: enough to tell a live holder from one that died. */
 export interface LockHolder {
@@ -23,44 +26,6 @@ export interface HeldLock {
   /** A holder that had died and whose lock was taken over, for the warning. */
   tookOverFrom: LockHolder | null;
   release(): Promise<void>;
-}
-
-/** The process start time from /proc, where there is one; null elsewhere. */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22, counted after the command name in parentheses (which may hold spaces).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** A zombie has exited but was not reaped yet (common in containers without an init). */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A process's identity beyond its pid, which the OS reuses: this boot and the process's
- * start time. Null where /proc does not tell (then only the pid can be checked).
- */
-export function processIdentity(pid: number): string | null {
-  const start = processStartTime(pid);
-  if (start === null) return null;
-  let boot: string;
-  try {
-    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    boot = '';
-  }
-  return `${boot}:${start}`;
 }
 
 /** True when the process that wrote the lock is still running on this machine. */

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.js';
 import { locateRepo } from '../git/repo.js';
 import { notInRepo } from '../checkpoint/run-git.js';
 import { groupAlive, signalGroup } from '../process/process-group.js';
+import { processesInGroup } from '../process/proc.js';
 import { runPaths } from '../checkpoint/paths.js';
 import type { RunState } from '../checkpoint/state.js';
 import { acquireLock, processIdentity, type HeldLock, type LockHolder } from './lock.js';
@@ -119,29 +120,10 @@ function groupIsRecordedAgent(pgid: number, recorded: string): boolean {
   const [boot, startText] = recorded.split(':');
   const start = Number(startText);
   if (boot === undefined || !Number.isFinite(start)) return false;
-  return groupMembers(pgid).some((pid) => {
+  return processesInGroup(pgid).some((pid) => {
     const identity = processIdentity(pid);
     if (identity === null) return false;
     const [memberBoot, memberStart] = identity.split(':');
     return memberBoot === boot && Number(memberStart) >= start;
-  });
-}
-
-/** Pids whose process group is `pgid` (Linux /proc; elsewhere none can be told). */
-function groupMembers(pgid: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return [];
-  }
-  return entries.map(Number).filter((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(fields[2]) === pgid;
-    } catch {
-      return false;
-    }
   });
 }

@@ -29,6 +29,7 @@ async function run(script: string, options: Partial<StreamOptions> = {}) {
   const lines: Line[] = [];
   const result = await streamProcess(node, ['-e', script], {
     cwd: process.cwd(),
+    env: process.env,
     graceMs: 300,
     onLine: (line, truncated) => lines.push({ line, truncated }),
     ...options,
@@ -198,6 +199,7 @@ describe('streamProcess', () => {
     let grandchild = 0;
     const result = await streamProcess(node, ['-e', HANG_WITH_GRANDCHILD], {
       cwd: process.cwd(),
+      env: process.env,
       graceMs: 300,
       signal: controller.signal,
       onLine: (line) => {
@@ -231,6 +233,7 @@ describe('streamProcess', () => {
   it('reports a missing program', async () => {
     const result = await streamProcess('ralphtool-no-such-agent', [], {
       cwd: process.cwd(),
+      env: process.env,
       onLine: () => undefined,
       input: 'prompt',
     });

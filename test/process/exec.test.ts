@@ -1,4 +1,4 @@
-import { processAlive } from '../support/processes.js';
+import { expectGone } from '../support/processes.js';
 import { describe, expect, it } from 'vitest';
 import { execProgram } from '../../src/process/exec.js';
 import { ProcessError } from '../../src/process/process-error.js';
@@ -48,10 +48,7 @@ describe('execProgram', () => {
       reject: false,
     });
     expect(failure.timedOut).toBe(true);
-    const grandchild = Number(failure.stdout.trim());
-    expect(grandchild).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(processAlive(grandchild)).toBe(false);
+    await expectGone(Number(failure.stdout.trim()));
   });
 
   it('stops when the abort signal fires', async () => {

@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { signalGroup, trackGroup, untrackGroup } from './process-group.js';
+
+/**
+ * Time a process group gets between SIGTERM and SIGKILL, the same for every child ralphtool
+ * stops. 3 s: an agent gets the time to end its turn and let what it started (test runners,
+ * dev servers) shut down, and a stop or a timeout still never hangs noticeably on a child that
+ * ignores SIGTERM. git and most tools exit at once on SIGTERM, so they never wait it out.
+ */
+export const GRACE_MS = 3_000;
+
+export interface ChildLimits {
+  /** Wall-clock limit in milliseconds; 0 or undefined = none. */
+  wallTimeoutMs?: number;
+  /** Limit on time without any stdout/stderr output; 0 or undefined = none. */
+  idleTimeoutMs?: number;
+  /** Aborting stops the process group. */
+  signal?: AbortSignal;
+  /** Time between SIGTERM and SIGKILL when the process group is stopped; GRACE_MS by default. */
+  graceMs?: number;
+}
+
+export interface ChildSpec extends ChildLimits {
+  cwd: string;
+  /** The child's whole environment: nothing is inherited that is not in it. */
+  env: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed. Without it stdin is empty. */
+  input?: string | Uint8Array;
+}
+
+/** How a child ended, the same for every way of running one. */
+export interface ChildEnd {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** The limit that stopped the program, if one did. */
+  timedOut: 'wall' | 'idle' | null;
+  aborted: boolean;
+  /** Why the program could not be started at all (ENOENT: not found, EACCES…), else null. */
+  spawnError: NodeJS.ErrnoException | null;
+}
+
+/** A program started by startChild, read through its output streams until it ends. */
+export interface GroupChild {
+  /** The process group id (the leader's pid); undefined when it could not be started. */
+  readonly pgid: number | undefined;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Stops the whole group: SIGTERM now, SIGKILL after the grace period. */
+  stop(): void;
+  /** Settles, never rejecting, once the program exited and its output pipes closed. */
+  readonly ended: Promise<ChildEnd>;
+}
+
+/** The end of a program that was never started because its signal was already aborted. */
+export const ABORTED_BEFORE_START: ChildEnd = {
+  exitCode: null,
+  signal: null,
+  timedOut: null,
+  aborted: true,
+  spawnError: null,
+};
+
+/**
+ * The one child-process lifecycle of ralphtool: an argument array (never a shell), its own
+ * process group, which ralphtool kills when it exits itself; a wall-clock limit, an idle limit
+ * and an abort signal, each of which stops the whole group (SIGTERM, then SIGKILL after the
+ * grace period). When the leader exits, whatever it left running in its group is stopped too,
+ * so nothing it started outlives it and no leftover holding its pipes keeps it from ending.
+ * Callers check for an already aborted signal first (see ABORTED_BEFORE_START).
+ */
+export function startChild(command: string, args: readonly string[], spec: ChildSpec): GroupChild {
+  const child = spawn(command, [...args], {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: 'pipe',
+  });
+  const pgid = child.pid;
+  if (pgid !== undefined) trackGroup(pgid);
+  const grace = spec.graceMs ?? GRACE_MS;
+
+  let timedOut: ChildEnd['timedOut'] = null;
+  let aborted = false;
+  let spawnError: NodeJS.ErrnoException | null = null;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    if (pgid === undefined || killTimer) return;
+    // A group already gone (the usual case once the leader exited) needs no SIGKILL either.
+    if (!signalGroup(pgid, 'SIGTERM')) return;
+    killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), grace);
+  };
+  const limit = (ms: number | undefined, kind: 'wall' | 'idle'): NodeJS.Timeout | undefined =>
+    ms !== undefined && ms > 0
+      ? setTimeout(() => {
+          timedOut ??= kind;
+          stop();
+        }, ms)
+      : undefined;
+  const wallTimer = limit(spec.wallTimeoutMs, 'wall');
+  const idleTimer = limit(spec.idleTimeoutMs, 'idle');
+  const onAbort = (): void => {
+    aborted = true;
+    stop();
+  };
+  if (spec.signal?.aborted) onAbort();
+  else spec.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const active = (): void => {
+    idleTimer?.refresh();
+  };
+  child.stdout.on('data', active);
+  child.stderr.on('data', active);
+  // A child that exits without reading its input closes the pipe: not our failure.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(spec.input ?? '');
+
+  child.on('error', (error: NodeJS.ErrnoException) => {
+    if (child.pid === undefined) spawnError = error;
+  });
+  child.on('exit', () => {
+    // The leader's exit decides the outcome; what it left behind is stopped so that the
+    // pipes close, and a limit reached meanwhile is no timeout of the program's.
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    stop();
+  });
+  const ended = new Promise<ChildEnd>((resolve) => {
+    child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(wallTimer);
+      clearTimeout(idleTimer);
+      clearTimeout(killTimer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      if (pgid !== undefined) {
+        // Leftovers that do not hold the pipes are not waited for: they had their SIGTERM
+        // when the leader exited.
+        signalGroup(pgid, 'SIGKILL');
+        untrackGroup(pgid);
+      }
+      resolve({
+        exitCode: spawnError ? null : code,
+        signal: spawnError ? null : signal,
+        timedOut,
+        aborted,
+        spawnError,
+      });
+    });
+  });
+
+  return { pgid, stdout: child.stdout, stderr: child.stderr, stop, ended };
+}

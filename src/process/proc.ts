@@ -1,0 +1,96 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/**
+ * What Linux's /proc tells about other processes, in one place. Every reader answers null
+ * (or nothing) where there is no /proc, or when the process is gone or not ours to read,
+ * so that callers fall back on what a pid alone can tell.
+ */
+
+/** The pid of every process in /proc; none where there is no /proc. */
+export function listPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+interface ProcStat {
+  /** R, S, D, Z (zombie: exited, not reaped yet), T… */
+  state: string;
+  /** The process group id. */
+  pgrp: number;
+  /** When the process started, in clock ticks since boot: a pid's identity beyond the pid. */
+  startTime: string;
+}
+
+/** The fields of /proc/<pid>/stat that ralphtool uses; null when there is none. */
+function readStat(pid: number): ProcStat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // "pid (comm) state ppid pgrp … starttime …": comm may hold spaces and parentheses, so
+  // fields are counted after its last ')'. There, field 3 (state) is index 0.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const [state, , pgrp] = fields;
+  const startTime = fields[19]; // field 22
+  if (state === undefined || pgrp === undefined || startTime === undefined) return null;
+  return { state, pgrp: Number(pgrp), startTime };
+}
+
+/** The process start time (clock ticks since boot), where /proc tells; null elsewhere. */
+export function processStartTime(pid: number): string | null {
+  return readStat(pid)?.startTime ?? null;
+}
+
+/** A zombie has exited but was not reaped yet (common in containers without an init). */
+export function isZombie(pid: number): boolean {
+  return readStat(pid)?.state === 'Z';
+}
+
+/** Pids whose process group is `pgid`, zombies included; none where /proc cannot tell. */
+export function processesInGroup(pgid: number): number[] {
+  return listPids().filter((pid) => readStat(pid)?.pgrp === pgid);
+}
+
+/** This boot's id: start times are comparable only within one boot. */
+export function bootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A process's identity beyond its pid, which the OS reuses: this boot and the process's
+ * start time, as "boot:start". Null where /proc does not tell (then only the pid can be checked).
+ */
+export function processIdentity(pid: number): string | null {
+  const start = processStartTime(pid);
+  if (start === null) return null;
+  return `${bootId() ?? ''}:${start}`;
+}
+
+/** The process's command name (/proc/<pid>/comm, at most 15 bytes), or null. */
+export function processName(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** The process's working directory, or null when it is gone or not ours to read. */
+export function processCwd(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+}
