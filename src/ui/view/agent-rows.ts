@@ -1,7 +1,7 @@
 import type { RowMap } from '../state/line-anchor.js';
 import type { LoopView } from '../state/loop-view.js';
 import type { TranscriptLine } from '../state/transcript.js';
-import { oneLine, wrap } from '../../format/text.js';
+import { columns, oneLine, wrap } from '../../format/text.js';
 import { row, type Row, type Tone } from './frame.js';
 
 const LINE_TONE: Record<TranscriptLine['kind'], Tone> = {
@@ -46,7 +46,7 @@ function lineRows(line: TranscriptLine, width: number): string[] {
   switch (line.kind) {
     case 'attempt': {
       const label = `── ${line.text} `;
-      return [label + '─'.repeat(Math.max(0, width - [...label].length))];
+      return [label + '─'.repeat(Math.max(0, width - columns(label)))];
     }
     case 'tool':
       return wrap(`  · ${line.text}`, width, '      ');

@@ -1,4 +1,4 @@
-import { formatCost, formatDuration, progressBar } from '../../format/units.js';
+import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
 import type { StorySummary } from '../../core/run-summary.js';
 import type { RunState } from '../state/app-state.js';
 import { elapsedMs, storiesDone, storyStatus, type StoryStatus } from '../state/loop-status.js';
@@ -7,7 +7,7 @@ import { pressesLeft } from '../state/quit-presses.js';
 import { topFromAnchor } from '../state/line-anchor.js';
 import { clampTop, maxTop } from '../state/scroll.js';
 import { agentRows } from './agent-rows.js';
-import { oneLine, plural, wrap } from '../../format/text.js';
+import { columns, oneLine, wrap } from '../../format/text.js';
 import {
   bodyHeight,
   row,
@@ -106,7 +106,7 @@ function storyStrip(run: RunState, width: number): Row {
   let from = at;
   let to = at + 1;
   const length = (a: number, b: number): number =>
-    chips.slice(a, b).reduce((n, c) => n + [...c.text].length, 0) + 4;
+    chips.slice(a, b).reduce((n, c) => n + columns(c.text), 0) + 4;
   while (true) {
     const grewRight = to < chips.length && length(from, to + 1) <= width;
     if (grewRight) to += 1;
