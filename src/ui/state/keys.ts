@@ -1,3 +1,4 @@
+import { plural } from '../../format/units.js';
 import { moveSelection } from './list.js';
 import { pressesLeft, pressQuit } from './quit-presses.js';
 import type { UiKey } from './key-names.js';
@@ -184,7 +185,7 @@ function stopPressed(state: UiState, run: RunState, now: number): Transition {
     };
   }
   const left = pressesLeft(presses, now);
-  const hint = `press q ${left} more time${left === 1 ? '' : 's'} within 3 s to quit at once (the run stays recoverable: ralphtool resume / finish)`;
+  const hint = `press q ${plural(left, 'more time')} within 3 s to quit at once (the run stays recoverable: ralphtool resume / finish)`;
   if (decision === 'stop') {
     return {
       state: { ...state, run: { ...run, quit: presses, stopRequested: true, hint } },
