@@ -1,4 +1,5 @@
 import stringWidth from 'string-width';
+import { graphemes, PRINTABLE_ASCII, type Grapheme } from './graphemes.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 /**
@@ -26,7 +27,11 @@ export function oneLine(text: string, joiner = ' '): string {
 
 /** The columns `text` takes on a terminal (colour codes take none). */
 export function columns(text: string): number {
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+  if (PRINTABLE_ASCII.test(text)) return text.length;
+  if (text.includes('\u001b')) return stringWidth(text);
+  let total = 0;
+  for (const grapheme of graphemes(text)) total += grapheme.width;
+  return total;
 }
 
 /** Cuts plain text to at most `width` columns, the `…` that marks the cut included. */
@@ -56,10 +61,12 @@ export function fit(text: string, width: number): string {
  */
 export function wrap(text: string, width: number, indent = ''): string[] {
   const size = Math.max(1, width);
+  // Most lines are short plain text: skip splitting them.
+  if (PRINTABLE_ASCII.test(text) && text.length <= size) return [text];
   const indentWidth = columns(indent);
   const rows: string[] = [];
   let rest = graphemes(text);
-  let restWidth = columns(text);
+  let restWidth = sumWidths(rest);
   let prefix = '';
   let prefixWidth = 0;
   // The last grapheme always ends up on the last row, even one wider than the row.
@@ -77,22 +84,6 @@ export function wrap(text: string, width: number, indent = ''): string[] {
   }
   rows.push(prefix + joined(rest));
   return rows;
-}
-
-interface Grapheme {
-  text: string;
-  width: number;
-}
-
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-function graphemes(text: string): Grapheme[] {
-  if (PRINTABLE_ASCII.test(text)) return [...text].map((c) => ({ text: c, width: 1 }));
-  return Array.from(segmenter.segment(text), ({ segment }) => ({
-    text: segment,
-    width: stringWidth(segment),
-  }));
 }
 
 /** Where to end a row of `room` columns: after the graphemes that fit, or at a near space. */
