@@ -88,7 +88,7 @@ export class ProgressPrinter {
     const s = this.style;
     const rows = this.summary.stories.map((st) => [
       st.id,
-      clip(st.title, 40),
+      clip(oneLine(st.title), 40),
       String(st.attempts),
       st.result,
       formatCost(st.costUsd),
