@@ -1,5 +1,6 @@
 import type { Style } from '../format/style.js';
-import { sanitizeForTerminal } from '../format/sanitize.js';
+import { oneLine } from '../format/text.js';
+import { plural } from '../format/units.js';
 import type { CheckResult, CheckStatus } from './checks.js';
 
 const SYMBOL: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' };
@@ -15,9 +16,9 @@ export function renderDoctor(results: readonly CheckResult[], style: Style): str
   const lines: string[] = [];
   for (const result of results) {
     const label = result.label.padEnd(width);
-    lines.push(`${colour[result.status](SYMBOL[result.status])} ${label}${clean(result.detail)}`);
+    lines.push(`${colour[result.status](SYMBOL[result.status])} ${label}${oneLine(result.detail)}`);
     if (result.fix !== null) {
-      lines.push(`  ${' '.repeat(width)}${style.dim('fix:')} ${clean(result.fix)}`);
+      lines.push(`  ${' '.repeat(width)}${style.dim('fix:')} ${oneLine(result.fix)}`);
     }
   }
   const failures = results.filter((r) => r.status === 'fail').length;
@@ -26,12 +27,8 @@ export function renderDoctor(results: readonly CheckResult[], style: Style): str
     failures === 0
       ? style.green('Ready: `ralphtool run <change>` can run with the default agent (claude).')
       : style.red(
-          `Not ready: ${failures} problem${failures === 1 ? '' : 's'} (✗) stop \`ralphtool run\` with the default agent; see the fixes above.`,
+          `Not ready: ${plural(failures, 'problem')} (✗) stop \`ralphtool run\` with the default agent; see the fixes above.`,
         ),
   );
   return `${lines.join('\n')}\n`;
-}
-
-function clean(text: string): string {
-  return sanitizeForTerminal(text).replace(/\s*\n\s*/g, ' ');
 }

@@ -1,4 +1,9 @@
-/** Small text formatters shared by the plain-text renderers. Pure. */
+/** Numbers with their units, as the screens and the plain output both show them. Pure. */
+
+/** "1 attempt", "3 attempts". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
 
 export function progressBar(done: number, total: number, width = 10): string {
   const filled = total === 0 ? 0 : Math.round((done / total) * width);
@@ -29,27 +34,4 @@ export function formatDuration(ms: number): string {
 
 export function formatCost(usd: number): string {
   return `$${usd.toFixed(usd >= 100 ? 0 : 2)}`;
-}
-
-/** Lays out rows as left-aligned columns separated by two spaces. */
-export function table(rows: readonly (readonly string[])[]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) {
-    row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
-    });
-  }
-  return rows.map((row) =>
-    row
-      .map((cell, i) =>
-        i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell)),
-      )
-      .join('  ')
-      .trimEnd(),
-  );
-}
-
-function visibleLength(text: string): number {
-  // eslint-disable-next-line no-control-regex
-  return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
 }

@@ -4,7 +4,6 @@ import { emptyList, keepInView, moveSelection } from '../../src/ui/state/list.js
 import { noPresses, pressesLeft, pressQuit } from '../../src/ui/state/quit-presses.js';
 import { clampTop, scrollBy, scrollFollowBy } from '../../src/ui/state/scroll.js';
 import { appendLines, emptyTranscript, textLines } from '../../src/ui/state/transcript.js';
-import { clip, oneLine, wrap } from '../../src/format/text.js';
 
 describe('list selection', () => {
   it('wraps at both ends', () => {
@@ -91,16 +90,6 @@ describe('bounded transcripts', () => {
     expect(textLines('\n\nhello\u001B[2J\u001B[31m red\u001B[0m\r\n\n\n\tworld\u0007\n\n')).toEqual(
       ['hello red', '', '  world�'],
     );
-  });
-});
-
-describe('text helpers', () => {
-  it('clips, wraps at spaces and squeezes to one line', () => {
-    expect(clip('abcdef', 4)).toBe('abc…');
-    expect(clip('abc', 4)).toBe('abc');
-    expect(wrap('the quick brown fox jumps', 10)).toEqual(['the quick', 'brown fox', 'jumps']);
-    expect(wrap('abcdefghijkl', 5, '  ')).toEqual(['abcde', '  fgh', '  ijk', '  l']);
-    expect(oneLine(' a\n  b\u001B]0;title\u0007 ')).toBe('a b');
   });
 });
 

@@ -1,6 +1,7 @@
 import type { ChangeSummary } from '../../core/change.js';
 import type { Style } from '../../format/style.js';
-import { progressBar, relativeTime, table } from '../../format/units.js';
+import { table } from '../../format/table.js';
+import { progressBar, relativeTime } from '../../format/units.js';
 
 /** The table of `ralphtool list`, or a hint when there is nothing to list. */
 export function renderChangeList(

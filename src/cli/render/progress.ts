@@ -1,8 +1,9 @@
 import type { RunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
-import { sanitizeForTerminal } from '../../format/sanitize.js';
 import type { Style } from '../../format/style.js';
-import { formatCost, formatDuration, progressBar, table } from '../../format/units.js';
+import { table } from '../../format/table.js';
+import { clip, oneLine } from '../../format/text.js';
+import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
 
 const MAX_LINE = 160;
 
@@ -41,10 +42,10 @@ export class ProgressPrinter {
           `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${event.title}`)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
         ];
       case 'agent.tool':
-        return [s.dim(clip(`  · ${event.name} ${event.summary}`))];
+        return [s.dim(detail(`· ${event.name} ${event.summary}`))];
       case 'agent.message': {
         const first = event.text.split('\n').find((l) => l.trim() !== '') ?? '';
-        return first ? [s.dim(clip(`  │ ${first.trim()}`))] : [];
+        return first ? [s.dim(detail(`│ ${first}`))] : [];
       }
       case 'agent.result':
         return [
@@ -54,9 +55,7 @@ export class ProgressPrinter {
         ];
       case 'attempt.failed':
         return [
-          s.red(
-            clip(`  ✗ attempt ${event.attempt} failed (${event.kind}): ${oneLine(event.reason)}`),
-          ),
+          s.red(detail(`✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`)),
         ];
       case 'checkpoint.reverted':
         return [
@@ -67,15 +66,13 @@ export class ProgressPrinter {
       case 'story.completed':
         return [
           s.green(
-            `  ✓ Story ${event.storyId} done · ${event.attempts} attempt${event.attempts === 1 ? '' : 's'} · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`,
+            `  ✓ Story ${event.storyId} done · ${plural(event.attempts, 'attempt')} · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`,
           ),
         ];
       case 'story.exhausted':
         return [
           s.red(
-            clip(
-              `  ✗ Story ${event.storyId} used all ${event.attempts} attempts: ${oneLine(event.reason)}`,
-            ),
+            detail(`✗ Story ${event.storyId} used all ${event.attempts} attempts: ${event.reason}`),
           ),
         ];
       case 'error':
@@ -91,7 +88,7 @@ export class ProgressPrinter {
     const s = this.style;
     const rows = this.summary.stories.map((st) => [
       st.id,
-      clip(st.title, 40),
+      clip(oneLine(st.title), 40),
       String(st.attempts),
       st.result,
       formatCost(st.costUsd),
@@ -122,11 +119,7 @@ export class ProgressPrinter {
   }
 }
 
-function oneLine(text: string): string {
-  return sanitizeForTerminal(text).replace(/\s*\n\s*/g, ' | ');
-}
-
-function clip(raw: string, max = MAX_LINE): string {
-  const text = sanitizeForTerminal(raw).replace(/\n/g, ' ');
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/** A line under its story: indented, on one line, made safe, at most MAX_LINE columns in all. */
+function detail(text: string): string {
+  return `  ${clip(oneLine(text, ' | '), MAX_LINE - 2)}`;
 }

@@ -28,7 +28,12 @@ export interface PreviewState {
   scroll: Record<PreviewTab, number>;
 }
 
-export interface RunState {
+/**
+ * The run the UI started and is watching: what its events say (`view`) and what the Loop,
+ * Completion and Result screens let the user pick and scroll. Not the run's own record
+ * (checkpoint's `RunState`, kept in state.json).
+ */
+export interface WatchedRun {
   change: string;
   view: LoopView;
   /** The change as last read from disk: the Info tab's tasks, refreshed after every attempt. */
@@ -63,7 +68,7 @@ export interface UiState {
   changes: Loadable<ChangeSummary[]>;
   changesList: ListState;
   preview: PreviewState | null;
-  run: RunState | null;
+  run: WatchedRun | null;
   /** Exit code of the last run that ended, reported when the app exits. */
   lastExitCode: number | null;
   /** Keys pressed while the screen was still loading, applied once it has (type-ahead.ts). */
@@ -114,7 +119,7 @@ export function changeOpened(state: UiState, name: string, change: Loadable<Chan
   return { ...state, preview: { ...state.preview, change } };
 }
 
-export function newRun(change: string, tasks: Change | null): RunState {
+export function newRun(change: string, tasks: Change | null): WatchedRun {
   return {
     change,
     view: initialLoopView(change),
@@ -151,7 +156,7 @@ export function runEventsArrived(state: UiState, events: readonly TimedRunEvent[
   }
   if (selectedStoryId === null) selectedStoryId = view.summary.stories[0]?.id ?? null;
   const switched = selectedStoryId !== run.selectedStoryId;
-  const next: RunState = {
+  const next: WatchedRun = {
     ...run,
     view,
     selectedStoryId,

@@ -1,3 +1,4 @@
+import { plural } from '../../format/units.js';
 import { moveSelection } from './list.js';
 import { pressesLeft, pressQuit } from './quit-presses.js';
 import type { UiKey } from './key-names.js';
@@ -9,7 +10,7 @@ import {
   newRun,
   type AgentScroll,
   type Effect,
-  type RunState,
+  type WatchedRun,
   type Transition,
   type UiState,
 } from './app-state.js';
@@ -139,7 +140,7 @@ function onPreview(state: UiState, key: UiKey, ctx: KeyContext): Transition {
 function onLoop(state: UiState, key: UiKey, ctx: KeyContext): Transition {
   const run = state.run;
   if (!run) return same(state);
-  const set = (next: Partial<RunState>, effects: Effect[] = []): Transition => ({
+  const set = (next: Partial<WatchedRun>, effects: Effect[] = []): Transition => ({
     state: { ...state, run: { ...run, ...next } },
     effects,
   });
@@ -174,7 +175,7 @@ function onLoop(state: UiState, key: UiKey, ctx: KeyContext): Transition {
 }
 
 /** q / Ctrl-C while a run is live: stop first, quit at once on the third press in 3 s. */
-function stopPressed(state: UiState, run: RunState, now: number): Transition {
+function stopPressed(state: UiState, run: WatchedRun, now: number): Transition {
   const alreadyStopping = run.stopRequested || run.view.awaiting !== null;
   const { presses, decision } = pressQuit(run.quit, now, alreadyStopping);
   if (decision === 'force-quit') {
@@ -184,7 +185,7 @@ function stopPressed(state: UiState, run: RunState, now: number): Transition {
     };
   }
   const left = pressesLeft(presses, now);
-  const hint = `press q ${left} more time${left === 1 ? '' : 's'} within 3 s to quit at once (the run stays recoverable: ralphtool resume / finish)`;
+  const hint = `press q ${plural(left, 'more time')} within 3 s to quit at once (the run stays recoverable: ralphtool resume / finish)`;
   if (decision === 'stop') {
     return {
       state: { ...state, run: { ...run, quit: presses, stopRequested: true, hint } },
@@ -201,7 +202,7 @@ function scrollAgent(scroll: AgentScroll, delta: number, ctx: KeyContext): Agent
   return { follow: next.follow, anchor: anchorFromTop(next.top, map) };
 }
 
-function pickStory(run: RunState, delta: number): Partial<RunState> {
+function pickStory(run: WatchedRun, delta: number): Partial<WatchedRun> {
   const ids = run.view.summary.stories.map((s) => s.id);
   if (ids.length === 0) return {};
   const at = Math.max(0, ids.indexOf(run.selectedStoryId ?? ''));

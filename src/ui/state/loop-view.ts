@@ -1,6 +1,6 @@
 import type { RunEvent, FailureKind, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
-import { formatCost, formatDuration } from '../../format/units.js';
+import { formatCost, formatDuration, plural } from '../../format/units.js';
 import { oneLine } from '../../format/text.js';
 import {
   appendLines,
@@ -206,7 +206,7 @@ function applyEvent(
       write(event.storyId, [
         {
           kind: 'note',
-          text: `✓ story done after ${event.attempts} attempt${event.attempts === 1 ? '' : 's'}`,
+          text: `✓ story done after ${plural(event.attempts, 'attempt')}`,
         },
       ]);
       return updateAttempt(next, event.storyId, event.attempts, (a) => ({

@@ -6,9 +6,10 @@ import { clean } from '../../format/text.js';
  */
 export type TranscriptLineKind = 'attempt' | 'text' | 'tool' | 'result' | 'failure' | 'note';
 
+/** Never changed once made: the Agent tab remembers each line's rows by the object. */
 export interface TranscriptLine {
-  kind: TranscriptLineKind;
-  text: string;
+  readonly kind: TranscriptLineKind;
+  readonly text: string;
 }
 
 export interface Transcript {

@@ -1,7 +1,7 @@
 import type { RowMap } from '../state/line-anchor.js';
 import type { LoopView } from '../state/loop-view.js';
 import type { TranscriptLine } from '../state/transcript.js';
-import { oneLine, wrap } from '../../format/text.js';
+import { columns, oneLine, wrap } from '../../format/text.js';
 import { row, type Row, type Tone } from './frame.js';
 
 const LINE_TONE: Record<TranscriptLine['kind'], Tone> = {
@@ -42,11 +42,25 @@ export function agentRows(
   return { rows, rowMap: { firstLine: transcript.dropped, starts, total: rows.length } };
 }
 
+/**
+ * Each line's rows, remembered per line and width: the whole transcript is laid out on every
+ * frame, and its lines never change once added, so only new lines (or a new width) cost work.
+ */
+const laidOut = new WeakMap<TranscriptLine, { width: number; rows: string[] }>();
+
 function lineRows(line: TranscriptLine, width: number): string[] {
+  const known = laidOut.get(line);
+  if (known?.width === width) return known.rows;
+  const rows = layOut(line, width);
+  laidOut.set(line, { width, rows });
+  return rows;
+}
+
+function layOut(line: TranscriptLine, width: number): string[] {
   switch (line.kind) {
     case 'attempt': {
       const label = `── ${line.text} `;
-      return [label + '─'.repeat(Math.max(0, width - [...label].length))];
+      return [label + '─'.repeat(Math.max(0, width - columns(label)))];
     }
     case 'tool':
       return wrap(`  · ${line.text}`, width, '      ');

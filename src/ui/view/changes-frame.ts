@@ -71,7 +71,7 @@ export function runOptionsRows(options: UiRunOptions, width = Infinity): Row[] {
   const run = `Run options: agent ${oneLine(options.agent)}${model} · max retries ${options.maxRetries} · agent timeout ${limit(options.agentTimeoutMs)} · idle timeout ${limit(options.idleTimeoutMs)}`;
   // ralphtool runs only the user's --verify commands; without them it runs none (the prompt
   // merely suggests the project's own tests to the agent).
-  const verify = `Verify: ${options.verify.length === 0 ? 'none given (add --verify "npm test" to check each story)' : options.verify.map(oneLine).join(' ; ')}`;
+  const verify = `Verify: ${options.verify.length === 0 ? 'none given (add --verify "npm test" to check each story)' : options.verify.map((v) => oneLine(v)).join(' ; ')}`;
   return [run, verify].flatMap((text) =>
     wrap(text, width, '  ')
       .slice(0, 2)

@@ -1,13 +1,13 @@
 import { formatCost, formatDuration } from '../../format/units.js';
 import type { CompletionChoice } from '../../core/events.js';
 import { exhaustedMessage } from '../../core/loop.js';
-import type { RunState } from '../state/app-state.js';
+import type { WatchedRun } from '../state/app-state.js';
 import { elapsedMs, storiesDone } from '../state/loop-status.js';
 import { oneLine, wrap } from '../../format/text.js';
 import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
 
 /** Screen 4: why the loop ended, and the Cleanup / Keep choice. */
-export function completionFrame(run: RunState, size: Size, now: number): Frame {
+export function completionFrame(run: WatchedRun, size: Size, now: number): Frame {
   const view = run.view;
   const branch = view.started?.branch ?? `ralph/${run.change}`;
   const original = view.started?.originalBranch ?? 'the original branch';
@@ -67,7 +67,7 @@ export function completionFrame(run: RunState, size: Size, now: number): Frame {
   return { header, body, top: 0, height: bodyHeight(size, header.length, footer.length), footer };
 }
 
-function reason(run: RunState): { text: string; tone: 'good' | 'bad' | 'warn' } {
+function reason(run: WatchedRun): { text: string; tone: 'good' | 'bad' | 'warn' } {
   const view = run.view;
   switch (view.awaiting?.outcome ?? view.finished?.outcome) {
     case 'complete': {

@@ -1,5 +1,5 @@
 import type { RowMap } from '../state/line-anchor.js';
-import { clip } from '../../format/text.js';
+import { clip, columns } from '../../format/text.js';
 
 /**
  * A screen as plain data: header rows, a scrollable body and footer rows, each row
@@ -54,15 +54,15 @@ export function row(text: string, tone: Tone = 'plain'): Row {
 
 export const blank: Row = [{ text: '' }];
 
-/** Cuts a row to `width` characters across its segments. */
+/** Cuts a row to `width` terminal columns across its segments. */
 export function clipRow(r: Row, width: number): Row {
   const out: Row = [];
   let room = width;
-  const total = r.reduce((n, s) => n + [...s.text].length, 0);
+  const total = r.reduce((n, s) => n + columns(s.text), 0);
   if (total <= width) return r;
   for (const segment of r) {
     if (room <= 0) break;
-    const length = [...segment.text].length;
+    const length = columns(segment.text);
     if (length < room) {
       out.push(segment);
       room -= length;

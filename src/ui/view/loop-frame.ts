@@ -1,13 +1,13 @@
-import { formatCost, formatDuration, progressBar } from '../../format/units.js';
+import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
 import type { StorySummary } from '../../core/run-summary.js';
-import type { RunState } from '../state/app-state.js';
+import type { WatchedRun } from '../state/app-state.js';
 import { elapsedMs, storiesDone, storyStatus, type StoryStatus } from '../state/loop-status.js';
 import type { AttemptView, LoopView } from '../state/loop-view.js';
 import { pressesLeft } from '../state/quit-presses.js';
 import { topFromAnchor } from '../state/line-anchor.js';
 import { clampTop, maxTop } from '../state/scroll.js';
 import { agentRows } from './agent-rows.js';
-import { oneLine, plural, wrap } from '../../format/text.js';
+import { columns, oneLine, wrap } from '../../format/text.js';
 import {
   bodyHeight,
   row,
@@ -29,7 +29,7 @@ const TONE: Record<StoryStatus, Tone> = {
 
 /** Screen 3: the run as it happens. */
 export function loopFrame(
-  run: RunState,
+  run: WatchedRun,
   size: Size,
   now: number,
   transcriptsDir: string | null,
@@ -84,7 +84,7 @@ export function loopFrame(
   return { header, body, top, height, footer, rowMap };
 }
 
-function storyStrip(run: RunState, width: number): Row {
+function storyStrip(run: WatchedRun, width: number): Row {
   const view = run.view;
   const maxAttempts = (view.started?.maxRetries ?? 0) + 1;
   const chips = view.summary.stories.map((s) => {
@@ -106,7 +106,7 @@ function storyStrip(run: RunState, width: number): Row {
   let from = at;
   let to = at + 1;
   const length = (a: number, b: number): number =>
-    chips.slice(a, b).reduce((n, c) => n + [...c.text].length, 0) + 4;
+    chips.slice(a, b).reduce((n, c) => n + columns(c.text), 0) + 4;
   while (true) {
     const grewRight = to < chips.length && length(from, to + 1) <= width;
     if (grewRight) to += 1;
@@ -141,7 +141,7 @@ function storyLine(view: LoopView, id: string, title: string): Row {
   ];
 }
 
-function infoRows(run: RunState, storyId: string, width: number, now: number): Row[] {
+function infoRows(run: WatchedRun, storyId: string, width: number, now: number): Row[] {
   const view = run.view;
   const rows: Row[] = [];
   const story = run.tasks?.stories.find((s) => s.id === storyId);
@@ -204,7 +204,7 @@ function attemptText(a: AttemptView): [string, Tone] {
 }
 
 /** Notices (stopping, hints, errors, end of run) and the keys; errors are never hidden. */
-function footerRows(run: RunState, width: number, now: number): Row[] {
+function footerRows(run: WatchedRun, width: number, now: number): Row[] {
   const rows: Row[] = [];
   const add = (text: string, tone: Tone, maxRows = Infinity): void => {
     const lines = wrap(text, width, '  ');

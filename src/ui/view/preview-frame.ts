@@ -3,6 +3,7 @@ import type { UiRunOptions } from '../controller.js';
 import type { PreviewState } from '../state/app-state.js';
 import { clampTop } from '../state/scroll.js';
 import { clean, oneLine, wrap } from '../../format/text.js';
+import { plural } from '../../format/units.js';
 import { runOptionsRows } from './changes-frame.js';
 import { bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
 
@@ -45,7 +46,7 @@ function counts(change: Change): string {
   const s = countStories(change.stories);
   const t = countTasks(change.stories);
   const scenarios = change.requirements.reduce((n, r) => n + r.scenarios.length, 0);
-  return `stories ${s.done}/${s.total} · tasks ${t.done}/${t.total} · ${scenarios} scenario${scenarios === 1 ? '' : 's'}`;
+  return `stories ${s.done}/${s.total} · tasks ${t.done}/${t.total} · ${plural(scenarios, 'scenario')}`;
 }
 
 export function tabsRow(names: readonly string[], active: number, note = ''): Row {

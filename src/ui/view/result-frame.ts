@@ -1,16 +1,16 @@
-import { formatCost, formatDuration } from '../../format/units.js';
+import { formatCost, formatDuration, plural } from '../../format/units.js';
 import { countTasks } from '../../core/change.js';
 import type { FileStatus } from '../controller.js';
-import type { RunState } from '../state/app-state.js';
+import type { WatchedRun } from '../state/app-state.js';
 import { elapsedMs, storiesDone, storyStatus } from '../state/loop-status.js';
 import { clampTop } from '../state/scroll.js';
-import { oneLine, plural, wrap } from '../../format/text.js';
+import { oneLine, wrap } from '../../format/text.js';
 import { blank, bodyHeight, row, type Frame, type Row, type Size, type Tone } from './frame.js';
 
 const FILE_TONE: Record<FileStatus, Tone> = { A: 'good', M: 'warn', D: 'bad', R: 'accent' };
 
 /** Screen 5: what the run did. */
-export function resultFrame(run: RunState, size: Size, now: number): Frame {
+export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
   const view = run.view;
   const finished = view.finished;
   const original =
