@@ -96,7 +96,7 @@ export function perStory(times) {
 }
 
 /**
- * The cheapest git command through ralphtool's own process wrapper (execa, own process group,
+ * The cheapest git command through ralphtool's own process wrapper (node:child_process, own process group,
  * timeout): what each of the engine's git processes costs at least.
  */
 export async function wrapperFloor(cli, repo, env, reps) {
