@@ -1,15 +1,18 @@
 import { RuntimeError, UsageError } from '../core/errors.js';
+import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { attemptName, attemptRef } from './paths.js';
 import type { RunPaths } from './paths.js';
-import { writeRunState } from './state.js';
-import type { RunOutcome, RunState, RunStep } from './state.js';
+import { NO_FIGURES, recordAcceptance, recordRevertedAttempt } from './records.js';
+import type { AttemptEnding } from './records.js';
+import { RecordedRun } from './recorded-run.js';
+import type { AttemptFigures, RunState, RunStep } from './state.js';
 import { commitStory } from './accept.js';
 import { clearStaleIndexLock } from '../git/index-lock.js';
 import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
 import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { restoreCheckpoint } from './revert.js';
-import type { CallOptions, EnsureResult, RecordOptions, RevertResult } from './run-options.js';
+import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
@@ -17,95 +20,60 @@ import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git
 
 /**
  * One recorded run and the git protocol on it (contract "The git protocol"): the loop keeps
- * this object and calls `ensureAtCheckpoint`, `accept`, `revert`, then `cleanup` or `keep`.
- * Every multi-step sequence records itself in `state.step` first, so a crash half-way is
- * finished by `finishInterruptedStep` (which every method calls when it finds one).
+ * this object and calls `ensureAtCheckpoint`, `startAttempt`, `acceptStory` or
+ * `revertAttempt`, then `cleanup` or `keep`. What each step records in the state is defined
+ * here (records.ts) and nowhere else. Every multi-step sequence records itself in `state.step`
+ * first, so a crash half-way is finished by `finishInterruptedStep` (which every method calls
+ * when it finds one).
  */
-export class CheckpointRun {
-  private current: RunState;
-
+export class CheckpointRun extends RecordedRun {
   constructor(
     readonly repo: RepoLocation,
-    readonly paths: RunPaths,
+    paths: RunPaths,
     state: RunState,
     private readonly options: EngineOptions,
   ) {
-    this.current = state;
+    super(paths, state);
   }
 
-  get state(): RunState {
-    return this.current;
-  }
-
-  get change(): string {
-    return this.current.change;
-  }
-
-  get branch(): string {
-    return this.current.branch;
-  }
-
-  /** The commit every attempt starts from. */
-  get checkpointSha(): string {
-    const sha = this.current.checkpointSha;
-    if (sha === null) throw this.startUnfinished();
-    return sha;
-  }
-
-  /** The "initial state" commit. */
-  get baseSha(): string {
-    const sha = this.current.baseSha;
-    if (sha === null) throw this.startUnfinished();
-    return sha;
-  }
-
-  /** Where the user was at the start, as shown to people: a branch name or a short sha. */
-  get originalLabel(): string {
-    const original = this.current.originalBranch;
-    return original.kind === 'detached' ? original.sha.slice(0, 12) : original.name;
-  }
-
-  /** Changes the state and writes it atomically; returns the new state. */
-  async update(mutate: (draft: RunState) => void): Promise<RunState> {
-    const draft = structuredClone(this.current);
-    mutate(draft);
-    draft.updatedAt = new Date().toISOString();
-    await writeRunState(this.paths.state, draft);
-    this.current = draft;
-    return draft;
-  }
-
-  /** Commits the work tree as the story's checkpoint; returns the new checkpoint sha. */
-  async accept(storyId: string, opts: RecordOptions = {}): Promise<string> {
-    const step: RunStep = { op: 'accept', storyId };
+  /**
+   * Commits the work tree as the story's checkpoint and records the story as completed, with
+   * what its attempt spent; returns the new checkpoint sha.
+   */
+  async acceptStory(
+    storyId: string,
+    figures: AttemptFigures,
+    opts: CallOptions = {},
+  ): Promise<string> {
+    const step: RunStep = { op: 'accept', storyId, figures };
     const resuming = await this.enterStep(step, opts);
     await clearStaleIndexLock(this.repo);
     const sha = await commitStory(this.runGit(opts), this.checkpointSha, storyId, resuming);
     await this.update((draft) => {
       draft.checkpointSha = sha;
       draft.step = null;
-      opts.record?.(draft);
+      recordAcceptance(draft, storyId, figures);
     });
     return sha;
   }
 
-  /** Saves the attempt under its ref, then puts the tree back to the checkpoint. */
-  async revert(storyId: string, attempt: number, opts: RecordOptions = {}): Promise<RevertResult> {
-    const step: RunStep = { op: 'revert', storyId, attempt };
-    const resuming = await this.enterStep(step, opts);
-    await clearStaleIndexLock(this.repo);
-    const toSha = this.checkpointSha;
-    const { savedRef } = await restoreCheckpoint(this.runGit(opts), {
-      checkpoint: toSha,
-      ref: attemptRef(this.change, storyId, attempt),
-      label: attemptName(storyId, attempt),
-      resuming,
-    });
-    await this.update((draft) => {
-      draft.step = null;
-      opts.record?.(draft);
-    });
-    return { toSha, savedRef };
+  /** Saves and reverts a failed, stopped or fatal attempt, and records how it ended. */
+  async revertAttempt(
+    storyId: string,
+    attempt: number,
+    ending: AttemptEnding,
+  ): Promise<RevertResult> {
+    return this.saveAndRevert(storyId, attempt, {}, (draft) =>
+      recordRevertedAttempt(draft, storyId, attempt, ending),
+    );
+  }
+
+  /**
+   * Saves the work tree under the attempt's ref, then puts the tree back to the checkpoint.
+   * Records nothing about the attempt: `revertAttempt` does, for the loop's attempts.
+   */
+  async revert(storyId: string, attempt: number, opts: CallOptions = {}): Promise<RevertResult> {
+    return this.saveAndRevert(storyId, attempt, opts, () => undefined);
   }
 
   /**
@@ -170,21 +138,10 @@ export class CheckpointRun {
         });
         break;
       }
-      case 'accept': {
-        // The loop's own record of the acceptance was lost with the crash: write it now.
-        const storyId = requireStory(step);
-        await this.accept(storyId, {
-          ...opts,
-          record: (draft) => {
-            const story = draft.stories[storyId];
-            if (story) story.completed = true;
-            draft.currentStory = null;
-            draft.currentAttempt = null;
-            draft.agentPgid = null;
-          },
-        });
+      case 'accept':
+        // The record of the acceptance was lost with the crash: the same one is written now.
+        await this.acceptStory(requireStory(step), step.figures ?? NO_FIGURES, opts);
         break;
-      }
       case 'revert':
         await this.revert(requireStory(step), step.attempt ?? 0, opts);
         break;
@@ -214,6 +171,30 @@ export class CheckpointRun {
   /** Deletes the attempt refs of this change (`--prune`); returns how many. */
   async pruneAttemptRefs(opts: CallOptions = {}): Promise<number> {
     return deleteAttemptRefs(this.runGit(opts).ctx, this.change);
+  }
+
+  /** The revert sequence; `record` is written with its end, in the same state write. */
+  private async saveAndRevert(
+    storyId: string,
+    attempt: number,
+    opts: CallOptions,
+    record: (draft: RunState) => void,
+  ): Promise<RevertResult> {
+    const step: RunStep = { op: 'revert', storyId, attempt };
+    const resuming = await this.enterStep(step, opts);
+    await clearStaleIndexLock(this.repo);
+    const toSha = this.checkpointSha;
+    const { savedRef } = await restoreCheckpoint(this.runGit(opts), {
+      checkpoint: toSha,
+      ref: attemptRef(this.change, storyId, attempt),
+      label: attemptName(storyId, attempt),
+      resuming,
+    });
+    await this.update((draft) => {
+      draft.step = null;
+      record(draft);
+    });
+    return { toSha, savedRef };
   }
 
   /** HEAD on the run's branch at the checkpoint, with no git operation half-way. */
@@ -248,19 +229,13 @@ export class CheckpointRun {
     }
   }
 
-  private startUnfinished(): RuntimeError {
-    return new RuntimeError(
-      `the start of ${this.change} was interrupted: run \`ralphtool resume ${this.change}\``,
-    );
-  }
-
   private cleanupPending(): UsageError {
     return new UsageError(
       `a cleanup of ${this.change} was interrupted: complete it with \`ralphtool finish ${this.change} --cleanup\``,
     );
   }
 
-  private async finish(choice: 'cleanup' | 'keep', outcome: RunOutcome | undefined): Promise<void> {
+  private async finish(choice: CompletionChoice, outcome: RunOutcome | undefined): Promise<void> {
     await this.update((draft) => {
       draft.status = 'finished';
       draft.choice = choice;

@@ -1,12 +1,9 @@
 /** The checkpoint engine's public face, for the loop and the commands (contract "The git protocol"). */
 export { CheckpointRun } from './checkpoint.js';
-export type {
-  CallOptions,
-  EnsureResult,
-  RecordOptions,
-  RevertResult,
-  RunOptions,
-} from './run-options.js';
+export type { CallOptions, EnsureResult, RevertResult, RunLocation } from './types.js';
+export { NO_FIGURES } from './records.js';
+export type { AttemptEnding } from './records.js';
+export type { AttemptFigures, StoryProgress } from './state.js';
 export { GitError } from '../git/git-error.js';
 export { git, gitOut } from '../git/git.js';
 export type { GitContext, GitOptions } from '../git/git.js';

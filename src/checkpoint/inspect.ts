@@ -2,7 +2,7 @@ import { ralphBranch } from './paths.js';
 import type { RunPaths } from './paths.js';
 import { readRunState } from './state.js';
 import type { RunState } from './state.js';
-import type { RunOptions } from './run-options.js';
+import type { CallOptions, RunLocation } from './types.js';
 import { branchSha, headPosition } from '../git/repo.js';
 import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { locateRun } from './run-git.js';
@@ -31,7 +31,7 @@ export interface RunInspection {
 }
 
 /** Looks without changing anything: git may not even refresh the index. */
-export async function inspect(opts: RunOptions & { signal?: AbortSignal }): Promise<RunInspection> {
+export async function inspect(opts: RunLocation & CallOptions): Promise<RunInspection> {
   const { change, repo, ctx, paths } = await locateRun(opts);
   const branch = ralphBranch(change);
   const state = await readRunState(paths.state);

@@ -2,11 +2,11 @@ import { RuntimeError, UsageError } from '../core/errors.js';
 import { ralphBranch } from './paths.js';
 import { readRunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
-import type { RunOptions } from './run-options.js';
+import type { RunLocation } from './types.js';
 import { locateRun } from './run-git.js';
 
 /** Loads a recorded run of `change` (for resume, finish and status); it is not changed. */
-export async function openRun(opts: RunOptions): Promise<CheckpointRun> {
+export async function openRun(opts: RunLocation): Promise<CheckpointRun> {
   const { change, repo, engine, paths } = await locateRun(opts);
   const state = await readRunState(paths.state);
   if (!state) {

@@ -4,6 +4,7 @@ import { assertValidChangeName } from '../core/change-name.js';
 import { runPaths, type RunPaths } from './paths.js';
 import type { GitContext } from '../git/git.js';
 import { locateRepo, type RepoLocation } from '../git/repo.js';
+import type { CallOptions, RunLocation } from './types.js';
 
 /**
  * Settings for every git command of the checkpoint engine: the user's hooks (post-checkout,
@@ -55,7 +56,7 @@ export function notInRepo(cwd: string): UsageError {
 }
 
 /** Where a command about one change's run works: the repository, its context, the run folder. */
-export interface RunLocation {
+export interface LocatedRun {
   change: string;
   repo: RepoLocation;
   ctx: GitContext;
@@ -67,13 +68,7 @@ export interface RunLocation {
  * The first steps of start, open and inspect: a valid change name, the repository around
  * `cwd` (refused outside one), the engine's git context and the change's run folder.
  */
-export async function locateRun(opts: {
-  cwd: string;
-  change: string;
-  timeoutMs: number;
-  env?: Record<string, string | undefined>;
-  signal?: AbortSignal;
-}): Promise<RunLocation> {
+export async function locateRun(opts: RunLocation & CallOptions): Promise<LocatedRun> {
   const change = assertValidChangeName(opts.change);
   const engine: EngineOptions = {
     timeoutMs: opts.timeoutMs,

@@ -5,7 +5,7 @@ import { ralphBranch } from './paths.js';
 import { readRunState, writeRunState } from './state.js';
 import type { OriginalBranch, RunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
-import type { RunOptions } from './run-options.js';
+import type { RunLocation } from './types.js';
 import { git } from '../git/git.js';
 import type { GitContext } from '../git/git.js';
 import { branchSha, headPosition } from '../git/repo.js';
@@ -14,7 +14,7 @@ import { engineContext, locateRun } from './run-git.js';
 import { atOriginal } from './start-sequence.js';
 import { operationInProgress } from '../git/status.js';
 
-export interface StartOptions extends RunOptions {
+export interface StartOptions extends RunLocation {
   /** Reset an existing `ralph/<change>` branch that no active run owns. */
   force?: boolean;
   /** Stops the start sequence only; the returned run does not keep it. */

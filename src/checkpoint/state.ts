@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeError } from '../core/errors.js';
+import { COMPLETION_CHOICES, FAILURE_KINDS, RUN_OUTCOMES } from '../core/events.js';
 
 const sha = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'a full commit sha');
 
@@ -12,11 +13,19 @@ const originalBranchSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('unborn'), name: z.string().min(1) }),
 ]);
 
+/** What one attempt spent; added to its story's and the run's totals. */
+const figuresSchema = z.object({
+  costUsd: z.number().min(0),
+  durationMs: z.number().min(0),
+});
+
 /** A multi-step git sequence in progress; left set by a crash, so the next run can finish it. */
 const stepSchema = z.object({
   op: z.enum(['start', 'accept', 'revert', 'cleanup', 'keep']),
   storyId: z.string().optional(),
   attempt: z.number().int().min(0).optional(),
+  /** An accept's attempt figures, so that finishing it after a crash records them too. */
+  figures: figuresSchema.optional(),
 });
 
 const storyProgressSchema = z.object({
@@ -24,7 +33,12 @@ const storyProgressSchema = z.object({
   completed: z.boolean(),
   costUsd: z.number().min(0),
   durationMs: z.number().min(0),
-  lastFailure: z.object({ kind: z.string(), reason: z.string() }).nullable(),
+  // Only advice for the next prompt: a kind this version does not know (a state written by a
+  // newer ralphtool, a hand edit) is read as no failure rather than refusing the whole run.
+  lastFailure: z
+    .object({ kind: z.enum(FAILURE_KINDS), reason: z.string() })
+    .nullable()
+    .catch(null),
 });
 
 export const STATE_VERSION = 1;
@@ -43,8 +57,8 @@ export const runStateSchema = z.object({
   /** The commit every attempt starts from; null only while `step.op` is `start`. */
   checkpointSha: sha.nullable(),
   status: z.enum(['active', 'finished']),
-  outcome: z.enum(['complete', 'max-retries', 'stopped', 'error']).nullable(),
-  choice: z.enum(['cleanup', 'keep']).nullable(),
+  outcome: z.enum(RUN_OUTCOMES).nullable(),
+  choice: z.enum(COMPLETION_CHOICES).nullable(),
   step: stepSchema.nullable(),
   stories: z.record(z.string(), storyProgressSchema),
   currentStory: z.string().nullable(),
@@ -65,8 +79,7 @@ export type RunState = z.infer<typeof runStateSchema>;
 export type OriginalBranch = RunState['originalBranch'];
 export type RunStep = NonNullable<RunState['step']>;
 export type StoryProgress = RunState['stories'][string];
-export type RunOutcome = NonNullable<RunState['outcome']>;
-export type RunChoice = NonNullable<RunState['choice']>;
+export type AttemptFigures = z.infer<typeof figuresSchema>;
 
 /** Progress of a story that has not been tried yet. */
 export function newStoryProgress(): StoryProgress {

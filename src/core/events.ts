@@ -1,17 +1,35 @@
 /** The loop's event stream (contract "Events"): the UI and the NDJSON writer render these. */
 
-export type RunOutcome = 'complete' | 'max-retries' | 'stopped' | 'error';
-export type CompletionChoice = 'cleanup' | 'keep';
+/** How a run ended; the literal lists are what the run state accepts on disk too. */
+export const RUN_OUTCOMES = ['complete', 'max-retries', 'stopped', 'error'] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
-export type FailureKind =
-  | 'tasks-unchecked'
-  | 'verify-failed'
-  | 'failed-signal'
-  | 'no-signal'
-  | 'crash'
-  | 'agent-error'
-  | 'timeout'
-  | 'idle-timeout';
+/** What becomes of the run's branch at the end. */
+export const COMPLETION_CHOICES = ['cleanup', 'keep'] as const;
+export type CompletionChoice = (typeof COMPLETION_CHOICES)[number];
+
+/**
+ * Why an attempt was not accepted (contract "Outcome of an attempt"); `stopped` is the user
+ * stopping the run mid-attempt, which is reverted but neither judged nor counted.
+ */
+export const FAILURE_KINDS = [
+  'tasks-unchecked',
+  'verify-failed',
+  'failed-signal',
+  'no-signal',
+  'crash',
+  'agent-error',
+  'timeout',
+  'idle-timeout',
+  'stopped',
+] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+/** A failed attempt as the next attempt (and the run state) remembers it. */
+export interface AttemptFailure {
+  kind: FailureKind;
+  reason: string;
+}
 
 export interface TokenUsage {
   input: number;

@@ -1,5 +1,5 @@
 import type { Story } from './change.js';
-import type { FailureKind } from './events.js';
+import type { AttemptFailure } from './events.js';
 import { parseSignal } from './signal.js';
 
 /** What the agent process did, as far as judging the attempt needs. */
@@ -12,8 +12,8 @@ export interface AttemptReport {
   stderrTail: string;
 }
 
-export type AttemptVerdict =
-  { accepted: true } | { accepted: false; kind: FailureKind; reason: string };
+/** A stop by the user is not judged: the attempt reports it as kind `stopped` before this. */
+export type AttemptVerdict = { accepted: true } | ({ accepted: false } & AttemptFailure);
 
 /**
  * Judges an attempt from what the agent said and what tasks.md holds afterwards

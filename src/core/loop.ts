@@ -1,7 +1,7 @@
 import type { RunOutcome } from './events.js';
 
-/** What the orchestrator knows between attempts; everything the next decision needs. */
-export interface LoopView {
+/** Where the loop stands between attempts: everything its next decision needs. */
+export interface LoopPosition {
   /** Stories as last read from tasks.md, in file order. */
   stories: readonly { id: string; done: boolean }[];
   /** Attempts already used per story id. */
@@ -20,13 +20,14 @@ export type NextStep =
  * The loop's next move as a pure function of what it knows: work on the first
  * incomplete story while it has attempts left, else end with the right outcome.
  */
-export function nextStep(view: LoopView): NextStep {
-  if (view.fatalError !== null) return { kind: 'finish', outcome: 'error', exhaustedStoryId: null };
-  if (view.stopRequested) return { kind: 'finish', outcome: 'stopped', exhaustedStoryId: null };
-  const story = view.stories.find((s) => !s.done);
+export function nextStep(position: LoopPosition): NextStep {
+  if (position.fatalError !== null)
+    return { kind: 'finish', outcome: 'error', exhaustedStoryId: null };
+  if (position.stopRequested) return { kind: 'finish', outcome: 'stopped', exhaustedStoryId: null };
+  const story = position.stories.find((s) => !s.done);
   if (!story) return { kind: 'finish', outcome: 'complete', exhaustedStoryId: null };
-  const used = view.attempts[story.id] ?? 0;
-  if (used >= view.maxRetries + 1) {
+  const used = position.attempts[story.id] ?? 0;
+  if (used >= position.maxRetries + 1) {
     return { kind: 'finish', outcome: 'max-retries', exhaustedStoryId: story.id };
   }
   return { kind: 'attempt', storyId: story.id, attempt: used + 1 };

@@ -1,5 +1,5 @@
 import type { Requirement, Scenario, Story } from './change.js';
-import type { FailureKind } from './events.js';
+import type { AttemptFailure, FailureKind } from './events.js';
 
 export interface PromptChangePaths {
   /** Paths relative to the repository root, POSIX separators. */
@@ -17,13 +17,16 @@ export interface PromptInput {
   attempt: number;
   maxAttempts: number;
   /** How the previous attempt of this story ended, if it failed. */
-  previousFailure: { kind: FailureKind; reason: string } | null;
+  previousFailure: AttemptFailure | null;
   requirements: readonly Requirement[];
   verify: { commands: readonly string[]; inferred: boolean };
   learnings: { path: string; content: string };
 }
 
-/** Failures whose reason helps the next attempt; a crash or silence says nothing useful. */
+/**
+ * Failures whose reason helps the next attempt; a crash, silence or a stop by the user says
+ * nothing useful.
+ */
 const FAILURES_WITH_CONTEXT: ReadonlySet<FailureKind> = new Set([
   'failed-signal',
   'tasks-unchecked',
@@ -60,7 +63,7 @@ function storyHeader({ story, changeName, attempt, maxAttempts }: PromptInput): 
 
 function previousFailureSection({ previousFailure }: PromptInput): string | null {
   if (!previousFailure || !FAILURES_WITH_CONTEXT.has(previousFailure.kind)) return null;
-  const why: Record<string, string> = {
+  const why: Partial<Record<FailureKind, string>> = {
     'failed-signal': 'The previous attempt gave up with this reason:',
     'tasks-unchecked':
       'The previous attempt said COMPLETE, but these tasks were still unchecked in tasks.md:',

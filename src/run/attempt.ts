@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentBackend, AgentEvent } from '../agents/types.js';
 import type { Change, Requirement, Story } from '../core/change.js';
-import type { FailureKind, RunEvent } from '../core/events.js';
+import type { AttemptFailure, RunEvent } from '../core/events.js';
 import { judgeAttempt, type AttemptVerdict } from '../core/judge.js';
 import { buildPrompt, type PromptChangePaths } from '../core/prompt.js';
 import { withoutEchoedPrompt } from '../core/signal.js';
@@ -16,7 +16,7 @@ export interface AttemptPlan {
   paths: PromptChangePaths;
   story: Story;
   attempt: number;
-  previousFailure: { kind: FailureKind; reason: string } | null;
+  previousFailure: AttemptFailure | null;
   verify: { commands: readonly string[]; inferred: boolean };
   learningsPath: string;
   promptPath: string;
@@ -26,14 +26,15 @@ export interface AttemptPlan {
 }
 
 export interface AttemptResult {
+  /** Kind `stopped` when the user stopped the run during the attempt: not judged, only reverted. */
   verdict: AttemptVerdict;
-  /** The user stopped the run during the attempt: not judged, only reverted. */
-  stopped: boolean;
   /** A failure retrying cannot fix (authentication, root refusal): the run ends. */
   fatal: string | null;
   costUsd: number;
   durationMs: number;
 }
+
+const STOPPED: AttemptVerdict = { accepted: false, kind: 'stopped', reason: 'stopped by the user' };
 
 /**
  * One attempt at one story: prompt, agent, judgement, verification. Touches no git:
@@ -112,18 +113,10 @@ export async function runAttempt(
   });
   const durationMs = Date.now() - started;
   const base = { costUsd, durationMs };
-  if (output.aborted || stop.aborted) {
-    return {
-      ...base,
-      stopped: true,
-      fatal: null,
-      verdict: { accepted: false, kind: 'crash', reason: 'stopped by the user' },
-    };
-  }
+  if (output.aborted || stop.aborted) return { ...base, fatal: null, verdict: STOPPED };
   if (output.fatal !== null) {
     return {
       ...base,
-      stopped: false,
       fatal: output.fatal,
       verdict: { accepted: false, kind: 'agent-error', reason: output.fatal },
     };
@@ -146,15 +139,8 @@ export async function runAttempt(
       options.commandTimeoutMs,
       stop,
     );
-    if (stop.aborted) {
-      return {
-        ...base,
-        stopped: true,
-        fatal: null,
-        verdict: { accepted: false, kind: 'crash', reason: 'stopped by the user' },
-      };
-    }
+    if (stop.aborted) return { ...base, fatal: null, verdict: STOPPED };
     if (failure) verdict = { accepted: false, kind: 'verify-failed', reason: failure.reason };
   }
-  return { ...base, stopped: false, fatal: null, verdict };
+  return { ...base, fatal: null, verdict };
 }

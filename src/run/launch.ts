@@ -129,10 +129,7 @@ async function reopen(
   const run = await openRun({ cwd: specRoot, change, timeoutMs: options.commandTimeoutMs });
   assertResumable(run.state, 'resume');
   if (killOrphanedAgent(run.state)) notice('stopped the agent the interrupted run left running');
-  await run.update((draft) => {
-    draft.pid = process.pid;
-    draft.agentPgid = null;
-  });
+  await run.claim(process.pid);
   const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
   if (repaired !== null) notice(repaired);
   return run;

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startRun } from '../../src/checkpoint/start.js';
 import { makeRepo, TIMEOUT_MS } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
+import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -48,7 +49,7 @@ describe('an agent that force-adds ignored files', () => {
     r.write('feature.txt', 'feature\n');
     r.git('add', 'feature.txt');
     r.git('commit', '-q', '-m', 'agent commit with a secret');
-    const sha = await run.accept('1');
+    const sha = await run.acceptStory('1', NO_FIGURES);
     const files = r.git('ls-tree', '-r', '--name-only', sha).split('\n');
     expect(files).toContain('feature.txt');
     expect(files).not.toContain('.env');

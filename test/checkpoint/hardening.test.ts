@@ -9,6 +9,7 @@ import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState, writeRunState } from '../../src/checkpoint/state.js';
 import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
+import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -43,7 +44,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     hook(r, 'reference-transaction', 'exit 1');
     const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     r.write('a.txt', 'a\n');
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     r.write('b.txt', 'b\n');
     await run.revert('2', 1);
     await run.cleanup();
@@ -57,7 +58,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     r.git('config', 'gpg.program', 'false');
     const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     r.write('a.txt', 'a\n');
-    const sha = await run.accept('1');
+    const sha = await run.acceptStory('1', NO_FIGURES);
     expect(r.git('cat-file', '-p', sha)).not.toContain('gpgsig');
     await run.revert('2', 1);
     await run.keep();
@@ -80,7 +81,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     const opts = { cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS, env };
     const run = await startRun(opts);
     r.write('b.txt', 'b\n');
-    const sha = await run.accept('1');
+    const sha = await run.acceptStory('1', NO_FIGURES);
     r.write('c.txt', 'c\n');
     const { savedRef } = await run.revert('2', 1);
     for (const commit of [run.state.baseSha ?? '', sha, savedRef]) {
@@ -106,7 +107,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     r.git('config', '--add', 'user.name', '');
     r.git('config', 'user.email', 'me@example.com');
     r.write('b.txt', 'b\n');
-    const sha = await run.accept('1');
+    const sha = await run.acceptStory('1', NO_FIGURES);
     expect(r.git('log', '-1', '--format=%an <%ae>', sha)).toBe('ralphtool <me@example.com>');
   });
 });
@@ -120,15 +121,20 @@ describe('interrupted sequences', () => {
     r.git('config', 'filter.boom.clean', 'false');
     r.git('config', 'filter.boom.required', 'true');
     r.write('.gitattributes', 'a.txt filter=boom\n');
-    const error = await run.accept('1').catch((e: unknown) => e);
+    const figures = { costUsd: 0.25, durationMs: 1500 };
+    const error = await run.acceptStory('1', figures).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitError);
     expect((error as Error).message).toMatch(/boom|filter/);
-    expect((await readRunState(run.paths.state))?.step).toEqual({ op: 'accept', storyId: '1' });
+    const step = { op: 'accept', storyId: '1', figures };
+    expect((await readRunState(run.paths.state))?.step).toEqual(step);
     r.git('config', '--unset', 'filter.boom.required');
     r.git('config', '--unset', 'filter.boom.clean');
     const reopened = await open(r);
-    expect(await reopened.finishInterruptedStep()).toEqual({ op: 'accept', storyId: '1' });
+    expect(await reopened.finishInterruptedStep()).toEqual(step);
     expect(reopened.state.step).toBeNull();
+    // The figures kept in the step are recorded by the replay, once.
+    expect(reopened.state.stories['1']).toMatchObject({ completed: true, ...figures });
+    expect(reopened.state.costUsd).toBe(0.25);
     expect(r.git('log', '-1', '--format=%s')).toBe('checkpoint: 1');
     expect(reopened.checkpointSha).toBe(r.git('rev-parse', 'HEAD'));
   });
@@ -138,7 +144,7 @@ describe('interrupted sequences', () => {
     const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     const base = run.checkpointSha;
     r.write('a.txt', 'a\n');
-    const sha = await run.accept('1');
+    const sha = await run.acceptStory('1', NO_FIGURES);
     await writeRunState(run.paths.state, {
       ...run.state,
       checkpointSha: base,
@@ -200,11 +206,9 @@ describe('interrupted sequences', () => {
     const before = snapshotFiles(r.dir);
     const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     r.write('story.txt', 'story\n');
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     const expected = { ...before, 'story.txt': snapshotFiles(r.dir)['story.txt'] };
-    await run.update((draft) => {
-      draft.step = { op: 'cleanup' };
-    });
+    await writeRunState(run.paths.state, { ...run.state, step: { op: 'cleanup' } });
     r.git('checkout', '-q', 'main');
     r.git('merge', '-q', '--squash', 'ralph/add-auth');
     const reopened = await open(r);
@@ -242,7 +246,7 @@ describe('interrupted sequences', () => {
     r.git('commit', '-q', '-m', 'shared');
     const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     r.write('shared.txt', 'from the run\n');
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     // Meanwhile the user commits another version of the same lines on main.
     r.git('checkout', '-q', 'main');
     r.write('shared.txt', 'from the user\n');

@@ -8,6 +8,7 @@ import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState } from '../../src/checkpoint/state.js';
 import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
+import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -28,9 +29,9 @@ describe('accept, keep and cleanup', () => {
   it('accept twice then keep: "initial state" and one checkpoint commit per story, in order', async () => {
     const { r, run } = await started();
     r.write('one.txt', '1\n');
-    const first = await run.accept('1');
+    const first = await run.acceptStory('1', NO_FIGURES);
     r.write('two.txt', '2\n');
-    const second = await run.accept('2');
+    const second = await run.acceptStory('2', NO_FIGURES);
     expect(run.state.checkpointSha).toBe(second);
     expect(r.git('rev-parse', 'HEAD')).toBe(second);
     expect(r.git('rev-parse', `${second}^`)).toBe(first);
@@ -58,10 +59,10 @@ describe('accept, keep and cleanup', () => {
     const mainLog = r.git('log', '--format=%H', 'main');
     r.write('one.txt', '1\n');
     r.write('lib.txt', 'new\n');
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     r.write('two/deep.txt', '2\n');
     rmSync(join(r.dir, 'README.md'));
-    await run.accept('2');
+    await run.acceptStory('2', NO_FIGURES);
     await run.cleanup({ outcome: 'complete' });
     expect(r.git('symbolic-ref', '--short', 'HEAD')).toBe('main');
     expect(r.git('log', '--format=%H', 'main')).toBe(mainLog);
@@ -76,7 +77,7 @@ describe('accept, keep and cleanup', () => {
     expect(r.read('lib.txt')).toBe('new\n');
     const state = await readRunState(run.paths.state);
     expect(state).toMatchObject({ status: 'finished', choice: 'cleanup', outcome: 'complete' });
-    await expect(run.accept('3')).rejects.toThrow(/already finished/);
+    await expect(run.acceptStory('3', NO_FIGURES)).rejects.toThrow(/already finished/);
   });
 
   it('folds commits the agent made into the story checkpoint', async () => {
@@ -86,7 +87,7 @@ describe('accept, keep and cleanup', () => {
     r.git('add', '-A');
     r.git('commit', '-q', '-m', 'agent commit');
     r.write('b.txt', 'b\n');
-    const sha = await run.accept('1');
+    const sha = await run.acceptStory('1', NO_FIGURES);
     expect(r.git('rev-parse', `${sha}^`)).toBe(base);
     expect(r.git('show', '--format=', '--name-only', sha).split('\n').sort()).toEqual([
       'a.txt',
@@ -216,10 +217,7 @@ describe('ensureAtCheckpoint and inspect', () => {
       savedRef: null,
       fromBranch: null,
     });
-    await run.update((draft) => {
-      draft.currentStory = '4';
-      draft.currentAttempt = 2;
-    });
+    await run.startAttempt('4', 2);
     r.write('leftover.txt', 'x\n');
     r.git('checkout', '-q', '--detach');
     const before = await inspect({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
@@ -265,7 +263,7 @@ describe('files git finds awkward', () => {
     r.write('tool.sh', '#!/bin/sh\n');
     chmodSync(join(r.dir, 'tool.sh'), 0o755);
     const accepted = snapshotFiles(r.dir);
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     expect(r.git('status', '--porcelain')).toBe('');
 
     r.write('with space.txt', 'changed\n');
@@ -287,7 +285,7 @@ describe('openRun', () => {
   it('loads a recorded run and refuses when none is recorded', async () => {
     const { r, run } = await started();
     r.write('x.txt', 'x\n');
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     const reopened = await openRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
     expect(reopened.state).toEqual(run.state);
     expect(reopened.checkpointSha).toBe(run.checkpointSha);

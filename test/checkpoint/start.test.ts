@@ -8,6 +8,7 @@ import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState } from '../../src/checkpoint/state.js';
 import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
+import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
 const repos: TempRepo[] = [];
 function repo(...args: Parameters<typeof makeRepo>): TempRepo {
@@ -115,7 +116,7 @@ describe('startRun', () => {
     const run = await start(r);
     expect(run.state.originalBranch).toEqual({ kind: 'detached', sha });
     r.write('work.txt', 'work\n');
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     await run.cleanup();
     expect(r.gitStatus('symbolic-ref', '-q', 'HEAD')).not.toBe(0);
     expect(r.git('rev-parse', 'HEAD')).toBe(sha);
@@ -134,7 +135,7 @@ describe('startRun', () => {
     expect(run.state.originalSha).toBeNull();
     expect(r.git('log', '--format=%s', 'ralph/add-auth')).toBe('initial state');
     r.write('src/app.ts', 'export {};\n');
-    await run.accept('1');
+    await run.acceptStory('1', NO_FIGURES);
     await run.cleanup();
     expect(r.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
     expect(r.gitStatus('rev-parse', '-q', '--verify', 'HEAD')).not.toBe(0);

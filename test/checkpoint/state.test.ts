@@ -17,6 +17,7 @@ import {
   writeRunState,
 } from '../../src/checkpoint/state.js';
 import type { RunState } from '../../src/checkpoint/state.js';
+import { COMPLETION_CHOICES, FAILURE_KINDS, RUN_OUTCOMES } from '../../src/core/events.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -127,5 +128,38 @@ describe('run state file', () => {
     await expect(readRunState(file)).rejects.toThrow(/version 7.*reads version 1/);
     writeFileSync(file, JSON.stringify({ ...sampleState(), status: 'sleeping' }));
     await expect(readRunState(file)).rejects.toThrow(/damaged \(status: /);
+  });
+
+  it('reads every outcome, choice and failure kind core defines, and only those', async () => {
+    const file = join(tempDir(), 'state.json');
+    for (const outcome of RUN_OUTCOMES) {
+      for (const choice of COMPLETION_CHOICES) {
+        await writeRunState(file, { ...sampleState(), outcome, choice });
+        expect(await readRunState(file)).toMatchObject({ outcome, choice });
+      }
+    }
+    for (const kind of FAILURE_KINDS) {
+      const stories = { '2': { ...newStoryProgress(), lastFailure: { kind, reason: 'why' } } };
+      await writeRunState(file, { ...sampleState(), stories });
+      expect((await readRunState(file))?.stories['2']?.lastFailure).toEqual({
+        kind,
+        reason: 'why',
+      });
+    }
+    writeFileSync(file, JSON.stringify({ ...sampleState(), outcome: 'paused' }));
+    await expect(readRunState(file)).rejects.toThrow(/damaged \(outcome: /);
+  });
+
+  it('reads a failure kind it does not know as no failure, keeping the rest of the run', async () => {
+    const file = join(tempDir(), 'state.json');
+    const story = { ...newStoryProgress(), attempts: 2, costUsd: 0.5 };
+    const lastFailure = { kind: 'from-a-newer-ralphtool', reason: 'why' };
+    writeFileSync(
+      file,
+      JSON.stringify({ ...sampleState(), stories: { '2': { ...story, lastFailure } } }),
+    );
+    const state = await readRunState(file);
+    expect(state?.stories['2']).toEqual({ ...story, lastFailure: null });
+    expect(state?.currentStory).toBe('2');
   });
 });

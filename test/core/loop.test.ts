@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor, nextStep, type LoopView } from '../../src/core/loop.js';
+import { exitCodeFor, nextStep, type LoopPosition } from '../../src/core/loop.js';
 
-function view(overrides: Partial<LoopView>): LoopView {
+function view(overrides: Partial<LoopPosition>): LoopPosition {
   return {
     stories: [
       { id: '1', done: true },

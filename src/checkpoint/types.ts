@@ -1,7 +1,5 @@
-import type { RunState } from './state.js';
-
 /** How a run is found: the repository (any directory inside it) and the change. */
-export interface RunOptions {
+export interface RunLocation {
   /** Any directory inside the repository. */
   cwd: string;
   change: string;
@@ -15,11 +13,6 @@ export interface RunOptions {
  * to `revert`: after a stop the tree must still be put back. */
 export interface CallOptions {
   signal?: AbortSignal;
-}
-
-export interface RecordOptions extends CallOptions {
-  /** Changes to the state written together with the git result (one atomic write). */
-  record?: (draft: RunState) => void;
 }
 
 export interface RevertResult {

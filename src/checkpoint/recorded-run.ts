@@ -1,0 +1,106 @@
+import { RuntimeError } from '../core/errors.js';
+import type { RunOutcome } from '../core/events.js';
+import type { RunPaths } from './paths.js';
+import { recordAgent, recordAttemptStart, storyProgress } from './records.js';
+import { writeRunState } from './state.js';
+import type { RunState, StoryProgress } from './state.js';
+
+/**
+ * A run's record (state.json) and the steps that change only the record; CheckpointRun adds
+ * the git protocol. Every write replaces the file atomically, so a crash leaves the old
+ * record or the new one.
+ */
+export class RecordedRun {
+  protected current: RunState;
+
+  constructor(
+    readonly paths: RunPaths,
+    state: RunState,
+  ) {
+    this.current = state;
+  }
+
+  get state(): RunState {
+    return this.current;
+  }
+
+  get change(): string {
+    return this.current.change;
+  }
+
+  get branch(): string {
+    return this.current.branch;
+  }
+
+  /** The commit every attempt starts from. */
+  get checkpointSha(): string {
+    const sha = this.current.checkpointSha;
+    if (sha === null) throw this.startUnfinished();
+    return sha;
+  }
+
+  /** The "initial state" commit. */
+  get baseSha(): string {
+    const sha = this.current.baseSha;
+    if (sha === null) throw this.startUnfinished();
+    return sha;
+  }
+
+  /** Where the user was at the start, as shown to people: a branch name or a short sha. */
+  get originalLabel(): string {
+    const original = this.current.originalBranch;
+    return original.kind === 'detached' ? original.sha.slice(0, 12) : original.name;
+  }
+
+  /** The story's recorded progress (attempts used, cost, last failure). */
+  progressOf(storyId: string): StoryProgress {
+    return storyProgress(this.current, storyId);
+  }
+
+  /** The loop runs in process `pid` (again, after a crash): the dead run's agent is forgotten. */
+  async claim(pid: number): Promise<void> {
+    await this.update((draft) => {
+      draft.pid = pid;
+      draft.agentPgid = null;
+    });
+  }
+
+  /** No process runs the loop any more; the run stays recorded for `resume` or `finish`. */
+  async release(): Promise<void> {
+    await this.update((draft) => {
+      draft.pid = null;
+    });
+  }
+
+  /** How the loop ended; `cleanup` and `keep` record it again as they end the run. */
+  async recordOutcome(outcome: RunOutcome): Promise<void> {
+    await this.update((draft) => {
+      draft.outcome = outcome;
+    });
+  }
+
+  /** Marks the attempt as the one running and counts it, before its agent starts. */
+  async startAttempt(storyId: string, attempt: number): Promise<void> {
+    await this.update((draft) => recordAttemptStart(draft, storyId, attempt));
+  }
+
+  /** The running attempt's agent: its process group and that process's identity. */
+  async recordAgent(pgid: number, identity: string | null): Promise<void> {
+    await this.update((draft) => recordAgent(draft, pgid, identity));
+  }
+
+  /** Changes the record and writes it atomically. */
+  protected async update(mutate: (draft: RunState) => void): Promise<void> {
+    const draft = structuredClone(this.current);
+    mutate(draft);
+    draft.updatedAt = new Date().toISOString();
+    await writeRunState(this.paths.state, draft);
+    this.current = draft;
+  }
+
+  protected startUnfinished(): RuntimeError {
+    return new RuntimeError(
+      `the start of ${this.change} was interrupted: run \`ralphtool resume ${this.change}\``,
+    );
+  }
+}

@@ -1,0 +1,79 @@
+import type { AttemptFailure } from '../core/events.js';
+import { newStoryProgress } from './state.js';
+import type { AttemptFigures, RunState, StoryProgress } from './state.js';
+
+/** Nothing spent: what an accept finished after a crash records when its step kept no figures. */
+export const NO_FIGURES: AttemptFigures = { costUsd: 0, durationMs: 0 };
+
+/** How a reverted attempt ended, which decides whether it counts against its story. */
+export type AttemptEnding =
+  | { ended: 'failed'; failure: AttemptFailure; figures: AttemptFigures }
+  | { ended: 'stopped'; figures: AttemptFigures }
+  | { ended: 'fatal'; figures: AttemptFigures };
+
+// What each step of the loop writes into the run state, defined once: the CheckpointRun
+// writes these with its git results, and its crash replay writes the very same.
+
+/** The story's recorded progress; a story not tried yet has none recorded. */
+export function storyProgress(state: RunState, storyId: string): StoryProgress {
+  return state.stories[storyId] ?? newStoryProgress();
+}
+
+/**
+ * The attempt about to run is counted before the agent starts, so that a crash cannot hand
+ * out free retries.
+ */
+export function recordAttemptStart(draft: RunState, storyId: string, attempt: number): void {
+  draft.currentStory = storyId;
+  draft.currentAttempt = attempt;
+  draft.stories[storyId] = { ...storyProgress(draft, storyId), attempts: attempt };
+}
+
+/** The agent's process group and its identity, so that a crashed ralphtool's agent can be stopped. */
+export function recordAgent(draft: RunState, pgid: number, identity: string | null): void {
+  draft.agentPgid = pgid;
+  draft.agentIdentity = identity;
+}
+
+/** The story is done: its checkpoint is committed (the caller sets `checkpointSha`). */
+export function recordAcceptance(draft: RunState, storyId: string, figures: AttemptFigures): void {
+  const spent = withFigures(storyProgress(draft, storyId), figures);
+  draft.stories[storyId] = { ...spent, completed: true, lastFailure: null };
+  endAttempt(draft, figures);
+}
+
+/**
+ * A failed attempt counts against its story, and its failure is what the next prompt is told.
+ * A stopped attempt, or one that could not run (not logged in, agent CLI gone), does not count:
+ * a resume tries it afresh instead of finding it exhausted, with the failure before it.
+ */
+export function recordRevertedAttempt(
+  draft: RunState,
+  storyId: string,
+  attempt: number,
+  ending: AttemptEnding,
+): void {
+  const spent = withFigures(storyProgress(draft, storyId), ending.figures);
+  draft.stories[storyId] =
+    ending.ended === 'failed'
+      ? { ...spent, attempts: attempt, lastFailure: ending.failure }
+      : { ...spent, attempts: attempt - 1 };
+  endAttempt(draft, ending.figures);
+}
+
+function withFigures(progress: StoryProgress, figures: AttemptFigures): StoryProgress {
+  return {
+    ...progress,
+    costUsd: progress.costUsd + figures.costUsd,
+    durationMs: progress.durationMs + figures.durationMs,
+  };
+}
+
+/** No attempt runs any more: its cost joins the run's, and its agent is gone. */
+function endAttempt(draft: RunState, figures: AttemptFigures): void {
+  draft.costUsd += figures.costUsd;
+  draft.agentPgid = null;
+  draft.agentIdentity = null;
+  draft.currentStory = null;
+  draft.currentAttempt = null;
+}

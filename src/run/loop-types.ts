@@ -1,0 +1,40 @@
+import type { AgentBackend } from '../agents/types.js';
+import type { Change, Story } from '../core/change.js';
+import type { CompletionChoice, RunEvent, RunOutcome } from '../core/events.js';
+import type { PromptChangePaths } from '../core/prompt.js';
+import type { CheckpointRun } from '../checkpoint/index.js';
+import type { RunOptions } from './options.js';
+
+// What runLoop takes and returns; its steps (story-attempt.ts, run-end.ts) share these.
+
+export interface LoopSetup {
+  repoRoot: string;
+  change: Change;
+  paths: PromptChangePaths;
+  options: RunOptions;
+  verify: { commands: readonly string[]; inferred: boolean };
+  /** Re-reads the change's stories from tasks.md; null when it cannot be read. */
+  rereadStories: () => Promise<Story[] | null>;
+}
+
+/**
+ * How the loop learns the user's completion choice (flag, prompt or UI); null when no choice
+ * can be made (the question went unanswered).
+ */
+export type ChooseCompletion = (outcome: RunOutcome) => Promise<CompletionChoice | null>;
+
+export interface LoopDeps {
+  run: CheckpointRun;
+  backend: AgentBackend;
+  emit: (event: RunEvent) => void;
+  chooseCompletion: ChooseCompletion;
+  /** Aborted when the user asks to stop (Ctrl-C, SIGTERM, `q`). */
+  stop: AbortSignal;
+}
+
+export interface LoopResult {
+  outcome: RunOutcome;
+  /** Null when the run ended in an error and stays recorded for resume/finish. */
+  choice: CompletionChoice | null;
+  exitCode: number;
+}

@@ -1,0 +1,62 @@
+import type { Story } from '../core/change.js';
+import type { CompletionChoice, RunOutcome } from '../core/events.js';
+import { exhaustedMessage, exitCodeFor } from '../core/loop.js';
+import type { LoopDeps, LoopResult } from './loop-types.js';
+
+/** The story that used up its attempts, reported with its last failure. */
+export function reportExhausted(deps: LoopDeps, storyId: string): void {
+  const p = deps.run.progressOf(storyId);
+  const reason = p.lastFailure ? `${p.lastFailure.kind}: ${p.lastFailure.reason}` : 'unknown';
+  deps.emit({ type: 'story.exhausted', storyId, attempts: p.attempts, reason });
+  deps.emit({
+    type: 'error',
+    message: exhaustedMessage(storyId, p.attempts, reason),
+    fatal: false,
+  });
+}
+
+/** Ends the loop: records the outcome, applies the completion choice and reports the run. */
+export async function endRun(
+  deps: LoopDeps,
+  outcome: RunOutcome,
+  stories: readonly Story[],
+  started: number,
+): Promise<LoopResult> {
+  const { run } = deps;
+  await run.recordOutcome(outcome);
+  const choice = await applyCompletionChoice(deps, outcome);
+  deps.emit({
+    type: 'run.finished',
+    outcome,
+    choice,
+    branch: run.branch,
+    originalBranch: run.originalLabel,
+    storiesCompleted: stories.filter((s) => s.done).length,
+    storiesTotal: stories.length,
+    costUsd: run.state.costUsd,
+    durationMs: Date.now() - started,
+  });
+  const unanswered = choice === null && outcome !== 'error';
+  return { outcome, choice, exitCode: exitCodeFor(unanswered ? 'stopped' : outcome) };
+}
+
+/** Asks for the completion choice and applies it; null when none was made. */
+async function applyCompletionChoice(
+  deps: LoopDeps,
+  outcome: RunOutcome,
+): Promise<CompletionChoice | null> {
+  const { run } = deps;
+  if (outcome === 'error') {
+    // Retrying could not help (not logged in, agent CLI gone): the run stays recorded at its
+    // last checkpoint, so that after fixing the cause `resume` carries on (or `finish` ends it).
+    await run.release();
+    return null;
+  }
+  deps.emit({ type: 'run.awaiting-choice', outcome, options: ['cleanup', 'keep'] });
+  const choice = await deps.chooseCompletion(outcome);
+  if (choice === 'cleanup') await run.cleanup({ outcome });
+  else if (choice === 'keep') await run.keep({ outcome });
+  // Nobody answered: the run stays at its last checkpoint for `ralphtool finish`.
+  else await run.release();
+  return choice;
+}

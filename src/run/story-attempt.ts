@@ -1,0 +1,128 @@
+import type { Story } from '../core/change.js';
+import { RalphError } from '../core/errors.js';
+import type { AttemptFailure } from '../core/events.js';
+import type { AttemptEnding, AttemptFigures } from '../checkpoint/index.js';
+import { promptFile, transcriptFile } from '../checkpoint/paths.js';
+import { runAttempt, type AttemptResult } from './attempt.js';
+import { processIdentity } from './lock.js';
+import type { LoopDeps, LoopSetup } from './loop-types.js';
+
+/** How an attempt was settled: accepted, or reverted (with the error that ends the run, if any). */
+export type SettledAttempt = { accepted: true } | { accepted: false; fatal: string | null };
+
+/**
+ * One attempt at `story` from the checkpoint: counted, run, then accepted as the story's
+ * checkpoint or reverted, each reported as events.
+ */
+export async function attemptStory(
+  setup: LoopSetup,
+  deps: LoopDeps,
+  stories: readonly Story[],
+  story: Story,
+  attempt: number,
+): Promise<SettledAttempt> {
+  const { run, emit } = deps;
+  await run.ensureAtCheckpoint();
+  const previousFailure = run.progressOf(story.id).lastFailure;
+  await run.startAttempt(story.id, attempt);
+  emit({
+    type: 'story.started',
+    storyId: story.id,
+    title: story.title,
+    index: stories.indexOf(story) + 1,
+    total: stories.length,
+    completed: stories.filter((s) => s.done).length,
+    attempt,
+  });
+
+  const result = await runAgentAttempt(setup, deps, story, attempt, previousFailure);
+  const figures: AttemptFigures = { costUsd: result.costUsd, durationMs: result.durationMs };
+  if (result.verdict.accepted) {
+    await acceptAttempt(deps, story.id, attempt, figures);
+    return { accepted: true };
+  }
+
+  const failure: AttemptFailure = { kind: result.verdict.kind, reason: result.verdict.reason };
+  // A stop by the user is no failure of the attempt: it is only reverted.
+  if (failure.kind !== 'stopped') {
+    emit({ type: 'attempt.failed', storyId: story.id, attempt, ...failure });
+  }
+  const reverted = await run.revertAttempt(story.id, attempt, ending(result, failure, figures));
+  emit({ type: 'checkpoint.reverted', storyId: story.id, attempt, ...reverted });
+  return { accepted: false, fatal: result.fatal };
+}
+
+async function acceptAttempt(
+  deps: LoopDeps,
+  storyId: string,
+  attempt: number,
+  figures: AttemptFigures,
+): Promise<void> {
+  const sha = await deps.run.acceptStory(storyId, figures);
+  deps.emit({ type: 'checkpoint.created', storyId, sha });
+  const progress = deps.run.progressOf(storyId);
+  deps.emit({
+    type: 'story.completed',
+    storyId,
+    attempts: attempt,
+    costUsd: progress.costUsd,
+    durationMs: progress.durationMs,
+  });
+}
+
+function ending(
+  result: AttemptResult,
+  failure: AttemptFailure,
+  figures: AttemptFigures,
+): AttemptEnding {
+  if (failure.kind === 'stopped') return { ended: 'stopped', figures };
+  if (result.fatal !== null) return { ended: 'fatal', figures };
+  return { ended: 'failed', failure, figures };
+}
+
+/** Runs the agent on one attempt; a ralphtool error inside it (agent CLI gone, …) ends the run cleanly. */
+async function runAgentAttempt(
+  setup: LoopSetup,
+  deps: LoopDeps,
+  story: Story,
+  attempt: number,
+  previousFailure: AttemptFailure | null,
+): Promise<AttemptResult> {
+  const { run } = deps;
+  let agentRecorded: Promise<void> = Promise.resolve();
+  try {
+    return await runAttempt(
+      {
+        repoRoot: setup.repoRoot,
+        change: setup.change,
+        paths: setup.paths,
+        story,
+        attempt,
+        previousFailure,
+        verify: setup.verify,
+        learningsPath: run.paths.learnings,
+        promptPath: promptFile(run.paths, story.id, attempt),
+        transcriptPath: transcriptFile(run.paths, story.id, attempt),
+        onAgentSpawn: (pgid) => {
+          agentRecorded = run.recordAgent(pgid, processIdentity(pgid));
+        },
+      },
+      deps.backend,
+      setup.options,
+      deps.stop,
+      deps.emit,
+      setup.rereadStories,
+      setup.change.requirements,
+    );
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error;
+    return {
+      verdict: { accepted: false, kind: 'agent-error', reason: error.message },
+      fatal: error.message,
+      costUsd: 0,
+      durationMs: 0,
+    };
+  } finally {
+    await agentRecorded;
+  }
+}
