@@ -19,7 +19,7 @@ import { completeStart } from './start-sequence.js';
 import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
 
 /**
- * One recorded run and the git protocol on it (contract "The git protocol"): the loop keeps
+ * One recorded run and the git protocol on it (docs/contract.md, "The git protocol"): the loop keeps
  * this object and calls `ensureAtCheckpoint`, `startAttempt`, `acceptStory` or
  * `revertAttempt`, then `cleanup` or `keep`. What each step records in the state is defined
  * here (records.ts) and nowhere else. Every multi-step sequence records itself in `state.step`

@@ -1,4 +1,4 @@
-/** The checkpoint engine's public face, for the loop and the commands (contract "The git protocol"). */
+/** The checkpoint engine's public face, for the loop and the commands (docs/contract.md, "The git protocol"). */
 export { CheckpointRun } from './checkpoint.js';
 export type { CallOptions, EnsureResult, RevertResult, RunLocation } from './types.js';
 export { NO_FIGURES } from './records.js';

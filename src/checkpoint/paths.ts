@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { assertValidChangeName } from '../core/change-name.js';
 import { RuntimeError } from '../core/errors.js';
 
-/** Everything ralphtool keeps for one change, outside the work tree (contract "On disk"). */
+/** Everything ralphtool keeps for one change, outside the work tree (docs/contract.md, "On disk"). */
 export interface RunPaths {
   /** `<git-common-dir>/ralphtool/<change>/` */
   dir: string;

@@ -1,4 +1,4 @@
-/** The loop's event stream (contract "Events"): the UI and the NDJSON writer render these. */
+/** The loop's event stream (docs/contract.md, "Events"): the UI and the NDJSON writer render these. */
 
 /** How a run ended; the literal lists are what the run state accepts on disk too. */
 export const RUN_OUTCOMES = ['complete', 'max-retries', 'stopped', 'error'] as const;
@@ -9,7 +9,7 @@ export const COMPLETION_CHOICES = ['cleanup', 'keep'] as const;
 export type CompletionChoice = (typeof COMPLETION_CHOICES)[number];
 
 /**
- * Why an attempt was not accepted (contract "Outcome of an attempt"); `stopped` is the user
+ * Why an attempt was not accepted (docs/contract.md, "Outcome of an attempt"); `stopped` is the user
  * stopping the run mid-attempt, which is reverted but neither judged nor counted.
  */
 export const FAILURE_KINDS = [

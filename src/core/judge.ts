@@ -17,7 +17,7 @@ export type AttemptVerdict = { accepted: true } | ({ accepted: false } & Attempt
 
 /**
  * Judges an attempt from what the agent said and what tasks.md holds afterwards
- * (contract "Outcome of an attempt"), before any verification command runs.
+ * (docs/contract.md, "Outcome of an attempt"), before any verification command runs.
  * `storyAfter` is the story as re-read after the attempt: undefined when it is gone
  * from tasks.md, null when tasks.md itself could not be read.
  */

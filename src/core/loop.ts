@@ -33,7 +33,7 @@ export function nextStep(position: LoopPosition): NextStep {
   return { kind: 'attempt', storyId: story.id, attempt: used + 1 };
 }
 
-/** The exit code of a finished run (contract "Exit codes"). */
+/** The exit code of a finished run (docs/contract.md, "Exit codes"). */
 export function exitCodeFor(outcome: RunOutcome): number {
   switch (outcome) {
     case 'complete':
@@ -48,8 +48,9 @@ export function exitCodeFor(outcome: RunOutcome): number {
 }
 
 /**
- * The `error` event that goes with `story.exhausted` (issue: "emit story.exhausted and an error
- * event with the details"); views that already show the exhausted story leave it out by it.
+ * The `error` event that goes with `story.exhausted` (docs/contract.md, "Events (`--json`)": an
+ * exhausted story is followed by an error event with the details); views that already show the
+ * exhausted story leave it out by it.
  */
 export function exhaustedMessage(storyId: string, attempts: number, reason: string): string {
   return `story ${storyId} failed all ${attempts} attempt(s); the last one: ${reason}`;

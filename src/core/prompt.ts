@@ -37,7 +37,7 @@ const FAILURES_WITH_CONTEXT: ReadonlySet<FailureKind> = new Set([
 const MAX_SCENARIO_CHARS = 24_000;
 const MAX_LEARNINGS_CHARS = 16_000;
 
-/** Builds the agent's prompt for one attempt (contract "The prompt"): pure, deterministic. */
+/** Builds the agent's prompt for one attempt (docs/contract.md, "The prompt"): pure, deterministic. */
 export function buildPrompt(input: PromptInput): string {
   const sections = [
     storyHeader(input),

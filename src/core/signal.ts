@@ -1,4 +1,4 @@
-/** What the agent said at the end of its final answer (contract "Signals"). */
+/** What the agent said at the end of its final answer (docs/contract.md, "Signals"). */
 export type AgentSignal = { kind: 'complete' } | { kind: 'failed'; reason: string };
 
 // Whitespace inside the tags is tolerated: `<promise> COMPLETE </promise>`, `< promise >`.

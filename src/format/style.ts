@@ -1,6 +1,6 @@
 /**
  * Terminal colour, decided once per stream: NO_COLOR turns it off, FORCE_COLOR on,
- * otherwise it follows whether the stream is a TTY (contract "Commands").
+ * otherwise it follows whether the stream is a TTY (docs/contract.md, "Commands").
  */
 export interface Style {
   bold: (text: string) => string;

@@ -1,7 +1,7 @@
 /**
  * The task-line rule of the OpenSpec CLI, re-implemented as a linear scan.
  *
- * The contract says our task set and counts must equal what `openspec list --json`
+ * docs/contract.md ("Reading tasks.md") says our task set and counts must equal what `openspec list --json`
  * reports, so this follows OpenSpec's `TASK_LINE_PATTERN`
  * (`dist/utils/task-progress.js`) exactly:
  *

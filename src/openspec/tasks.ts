@@ -30,7 +30,7 @@ interface Group {
 }
 
 /**
- * Reads the stories of a tasks.md (contract "Reading tasks.md"). Pure and linear
+ * Reads the stories of a tasks.md (docs/contract.md, "Reading tasks.md"). Pure and linear
  * in the size of the input. Every line OpenSpec counts as a task lands in exactly
  * one story, so our counts always equal `openspec list`'s.
  */

@@ -83,7 +83,7 @@ export async function acquireLock(
       }
     }
     const state = await readLock(path);
-    // The contract lists a held lock among the refusals of a start: bad timing, not a failure (2).
+    // docs/contract.md ("Start") lists a held lock among the refusals of a start: bad timing, not a failure (2).
     if (state.kind === 'held') throw new UsageError(describeHeld(state.holder));
     if (state.kind === 'stale') {
       tookOverFrom = state.holder;

@@ -5,7 +5,7 @@ export function timed(event: RunEvent, now: Date = new Date()): TimedRunEvent {
   return { ...event, ts: now.toISOString() };
 }
 
-/** One event as one NDJSON line (contract "Events"). */
+/** One event as one NDJSON line (docs/contract.md, "Events"). */
 export function toNdjsonLine(event: TimedRunEvent): string {
   return `${JSON.stringify({ type: event.type, ts: event.ts, ...withoutTypeAndTs(event) })}\n`;
 }
