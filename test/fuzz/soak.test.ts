@@ -6,7 +6,7 @@ import { checkSoakRun, type SoakCliRun, type SoakReport } from './soak-check.mjs
 import { git } from './soak-snapshot.mjs';
 import { makeSoakWorld, removeSoakWorld, runSoakCli, type SoakWorld } from './soak-world.mjs';
 
-// Random agent behaviour soak (issue 5, "Fuzzing"): a seeded agent completes, fails, crashes,
+// Random agent behaviour soak (slow tier, `npm run test:slow`): a seeded agent completes, fails, crashes,
 // hangs, commits, rewrites history or deletes files, over a 30-story change; after each run
 // the events, the branch, the saved attempts, state.json and the user's files must agree
 // (soak-check.mjs lists every invariant). bench/soak.mjs runs hundreds of seeds.
