@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeError } from '../core/errors.js';
 import { COMPLETION_CHOICES, FAILURE_KINDS, RUN_OUTCOMES } from '../core/events.js';
+import { errnoCode, messageOf } from '../core/error-details.js';
 
 const sha = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'a full commit sha');
 
@@ -121,8 +122,8 @@ export async function readRunState(file: string): Promise<RunState | null> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new RuntimeError(`cannot read run state ${file}: ${(error as Error).message}`);
+    if (errnoCode(error) === 'ENOENT') return null;
+    throw new RuntimeError(`cannot read run state ${file}: ${messageOf(error)}`);
   }
   return parseRunState(text, file);
 }
@@ -155,7 +156,7 @@ export async function writeRunState(file: string, state: RunState): Promise<void
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
-    throw new RuntimeError(`cannot write run state ${file}: ${(error as Error).message}`);
+    throw new RuntimeError(`cannot write run state ${file}: ${messageOf(error)}`);
   }
   await syncDirectory(dir);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { RuntimeError } from '../core/errors.js';
 import { listPids, processCwd, processName } from '../process/proc.js';
 import type { RepoLocation } from './repo.js';
+import { messageOf } from '../core/error-details.js';
 
 /** How long a live git gets to release its index lock before it is judged stale. */
 const WAIT_MS = 2_000;
@@ -31,7 +32,7 @@ export async function clearStaleIndexLock(repo: RepoLocation): Promise<boolean> 
     await rm(lock, { force: true });
   } catch (error) {
     throw new RuntimeError(
-      `cannot remove the stale ${lock}: ${(error as Error).message}; remove it by hand, then retry`,
+      `cannot remove the stale ${lock}: ${messageOf(error)}; remove it by hand, then retry`,
     );
   }
   return true;

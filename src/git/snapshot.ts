@@ -3,6 +3,7 @@ import { copyFile, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, gitOut } from './git.js';
 import type { GitContext } from './git.js';
+import { errnoCode } from '../core/error-details.js';
 
 export interface SnapshotOptions {
   /** Directory for the temporary index (ralphtool's run folder, inside the git directory). */
@@ -73,7 +74,7 @@ async function copyIfPresent(from: string, to: string): Promise<boolean> {
     await utimes(to, seconds, seconds);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (errnoCode(error) === 'ENOENT') return false;
     throw error;
   }
 }

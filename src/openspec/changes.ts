@@ -14,6 +14,7 @@ import { lastModifiedIn } from './last-modified.js';
 import { readOptionalText } from './read-text.js';
 import { readSpecs } from './specs.js';
 import { parseTasks } from './tasks.js';
+import { errnoCode, messageOf } from '../core/error-details.js';
 
 /** The folder under openspec/changes/ that holds archived changes, which are never run. */
 const ARCHIVE = 'archive';
@@ -56,9 +57,9 @@ async function changeDirEntries(root: string): Promise<Dirent[]> {
   try {
     return await readdir(changesDir, { withFileTypes: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new RuntimeError(`cannot list openspec/changes: ${(error as Error).message}`);
+    throw new RuntimeError(`cannot list openspec/changes: ${messageOf(error)}`);
   }
 }
 
@@ -66,7 +67,7 @@ async function lastModifiedOf(dir: string, name: string): Promise<string> {
   try {
     return (await lastModifiedIn(dir)).toISOString();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${reason}`);
   }
 }
@@ -123,9 +124,9 @@ async function assertChangeExists(paths: ChangePaths, name: string): Promise<voi
     if (!(await stat(paths.dir)).isDirectory()) throw unknown;
   } catch (error) {
     if (error === unknown) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw unknown;
-    throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${(error as Error).message}`);
+    throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${messageOf(error)}`);
   }
 }
 

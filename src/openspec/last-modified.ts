@@ -1,8 +1,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errnoCode } from '../core/error-details.js';
 
 function isVanished(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoCode(error);
   return code === 'ENOENT' || code === 'ELOOP';
 }
 

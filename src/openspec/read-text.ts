@@ -1,9 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { RuntimeError } from '../core/errors.js';
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
+import { errnoCode, messageOf } from '../core/error-details.js';
 
 function reasonFor(code: string | undefined, error: unknown): string {
   switch (code) {
@@ -15,7 +12,7 @@ function reasonFor(code: string | undefined, error: unknown): string {
     case 'ELOOP':
       return 'it is a symbolic link that loops';
     default:
-      return error instanceof Error ? error.message : String(error);
+      return messageOf(error);
   }
 }
 
@@ -38,7 +35,7 @@ export async function readOptionalText(path: string, shownAs: string): Promise<s
     return bytes.toString('utf8');
   } catch (error) {
     if (error instanceof RuntimeError) throw error;
-    const code = errorCode(error);
+    const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw new RuntimeError(`cannot read ${shownAs}: ${reasonFor(code, error)}`);
   }

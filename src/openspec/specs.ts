@@ -5,6 +5,7 @@ import type { Requirement } from '../core/change.js';
 import { RuntimeError } from '../core/errors.js';
 import { readOptionalText } from './read-text.js';
 import { parseSpec } from './spec-parser.js';
+import { errnoCode, messageOf } from '../core/error-details.js';
 
 export { parseSpec } from './spec-parser.js';
 
@@ -18,9 +19,9 @@ async function listEntries(dir: string, shownAs: string): Promise<Dirent[]> {
   try {
     return await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new RuntimeError(`cannot list ${shownAs}: ${(error as Error).message}`);
+    throw new RuntimeError(`cannot list ${shownAs}: ${messageOf(error)}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { errnoCode } from '../core/error-details.js';
 /**
  * Children run in their own process group so that a timeout or a stop kills the
  * whole tree (an agent's shells, test runners, dev servers), not just the leader.
@@ -39,6 +40,6 @@ export function groupAlive(pgid: number): boolean {
     process.kill(-pgid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(error) === 'EPERM';
   }
 }

@@ -2,6 +2,7 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RuntimeError, UsageError } from '../core/errors.js';
 import { isZombie, processStartTime } from '../process/proc.js';
+import { errnoCode, messageOf } from '../core/error-details.js';
 
 // Re-exported for run/session.ts and run/orchestrator.ts, which import it from here.
 export { processIdentity } from '../process/proc.js';
@@ -34,7 +35,7 @@ export function holderAlive(holder: LockHolder): boolean {
   try {
     process.kill(holder.pid, 0);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    if (errnoCode(error) !== 'EPERM') return false;
   }
   if (isZombie(holder.pid)) return false;
   const now = processStartTime(holder.pid);
@@ -46,8 +47,8 @@ export async function readLock(path: string): Promise<LockState> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'free' };
-    throw new RuntimeError(`cannot read the lock ${path}: ${(error as Error).message}`);
+    if (errnoCode(error) === 'ENOENT') return { kind: 'free' };
+    throw new RuntimeError(`cannot read the lock ${path}: ${messageOf(error)}`);
   }
   const holder = parseHolder(text);
   if (holder === null) return { kind: 'stale', holder: null };
@@ -78,8 +79,8 @@ export async function acquireLock(
       await handle.close();
       return { path, tookOverFrom, release: () => releaseLock(path, me) };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new RuntimeError(`cannot create the lock ${path}: ${(error as Error).message}`);
+      if (errnoCode(error) !== 'EEXIST') {
+        throw new RuntimeError(`cannot create the lock ${path}: ${messageOf(error)}`);
       }
     }
     const state = await readLock(path);

@@ -8,6 +8,7 @@ import { parseTasks } from '../openspec/tasks.js';
 import { readLock } from './lock.js';
 import { runPaths, runsRoot } from '../checkpoint/paths.js';
 import { readRunState, unreadableWayOut, type RunState } from '../checkpoint/state.js';
+import { messageOf } from '../core/error-details.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
 
@@ -67,7 +68,7 @@ async function statusOf(
   try {
     state = await readRunState(paths.state);
   } catch (error) {
-    return unreadable(change, paths.dir, error instanceof Error ? error.message : String(error));
+    return unreadable(change, paths.dir, messageOf(error));
   }
   if (state === null) return null;
   const lock = await readLock(paths.lock).catch(() => ({ kind: 'free' as const }));

@@ -24,6 +24,7 @@ import { useBatched } from './use-batched-events.js';
 import { useTerminalSize } from './use-terminal-size.js';
 import { isTooSmall } from './view/frame.js';
 import { paneOf, screenFrame, type FrameContext } from './view/screen-frame.js';
+import { messageOf } from '../core/error-details.js';
 
 export interface AppProps {
   controller: UiController;
@@ -211,8 +212,4 @@ export function App({
 
   if (isTooSmall(size)) return <TooSmall />;
   return <FrameView frame={screenFrame(state, size, now(), ctx)} size={size} />;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
