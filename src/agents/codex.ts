@@ -1,19 +1,22 @@
 import { createCodexTranslator } from './codex-translator.js';
+import { programNotFound, vendorProgram } from './programs.js';
 import { runAgentProcess } from './run-agent-process.js';
 import type { AgentBackend } from './types.js';
 
 /** OpenAI Codex CLI in non-interactive mode, reading the prompt from stdin (`-`). */
-export function createCodexBackend(
-  options: { model?: string; env?: NodeJS.ProcessEnv } = {},
-): AgentBackend {
-  const env = options.env ?? process.env;
+export function createCodexBackend(options: {
+  model?: string;
+  env: NodeJS.ProcessEnv;
+}): AgentBackend {
+  const { env } = options;
+  const which = vendorProgram('codex', env);
   return {
     name: 'codex',
     runAttempt(request) {
       const model = request.model ?? options.model;
       const startedAt = Date.now();
       return runAgentProcess(request, {
-        program: 'codex',
+        program: which.program,
         args: [
           'exec',
           '--json',
@@ -23,8 +26,7 @@ export function createCodexBackend(
         ],
         env,
         translator: createCodexTranslator({ elapsedMs: () => Date.now() - startedAt }),
-        notFoundMessage:
-          'Codex (`codex`) was not found on PATH: install it with `npm install -g @openai/codex`.',
+        notFoundMessage: `${programNotFound('codex', which)}.`,
       });
     },
   };

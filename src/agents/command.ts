@@ -8,9 +8,9 @@ import type { AgentBackend } from './types.js';
 /** Any program given with `--agent-command`: prompt on stdin and in RALPHTOOL_PROMPT_FILE. */
 export function createCommandBackend(options: {
   commandLine: string;
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
   /** Where a relative program path is resolved from (see BackendOptions.baseDir). */
-  baseDir?: string;
+  baseDir: string;
 }): AgentBackend {
   const [word, ...args] = splitCommandLine(options.commandLine);
   if (word === undefined) {
@@ -18,8 +18,8 @@ export function createCommandBackend(options: {
       '--agent-command is empty: give the program to run and its arguments, e.g. --agent-command "my-agent --fast".',
     );
   }
-  const program = programPath(word, options.baseDir ?? process.cwd());
-  const env = options.env ?? process.env;
+  const program = programPath(word, options.baseDir);
+  const { env } = options;
   return {
     name: 'command',
     runAttempt(request) {

@@ -14,19 +14,16 @@ export interface BackendOptions {
   /**
    * Where a relative program path in `agentCommand` (`./my-agent.sh`) is found: the directory
    * ralphtool was started in, or `-C`, as the user typed it there. Agents run in the repository
-   * root, so the path is made absolute before they start. Defaults to the process's directory.
+   * root, so the path is made absolute before they start.
    */
-  baseDir?: string;
+  baseDir: string;
 }
 
 /**
- * The backend for `--agent`. `env` is what agents inherit (and where
- * RALPHTOOL_CLAUDE_BIN is read); it defaults to ralphtool's own environment.
+ * The backend for `--agent`. `env` is what agents inherit (and where RALPHTOOL_CLAUDE_BIN is
+ * read): the CLI's, handed down from its CommandIO.
  */
-export function createBackend(
-  options: BackendOptions,
-  env: NodeJS.ProcessEnv = process.env,
-): AgentBackend {
+export function createBackend(options: BackendOptions, env: NodeJS.ProcessEnv): AgentBackend {
   switch (options.agent) {
     case 'claude':
       return createClaudeBackend({ model: options.model, env });
@@ -41,7 +38,7 @@ export function createBackend(
       return createCommandBackend({
         commandLine: options.agentCommand,
         env,
-        baseDir: options.baseDir ?? process.cwd(),
+        baseDir: options.baseDir,
       });
   }
 }

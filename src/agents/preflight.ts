@@ -3,13 +3,7 @@ import path from 'node:path';
 import { RuntimeError } from '../core/errors.js';
 import { splitCommandLine } from '../process/command-line.js';
 import type { AgentName } from './index.js';
-
-const INSTALL: Record<AgentName, string> = {
-  claude:
-    'install Claude Code with `npm install -g @anthropic-ai/claude-code` (or set RALPHTOOL_CLAUDE_BIN)',
-  codex: 'install Codex with `npm install -g @openai/codex`',
-  command: 'check --agent-command',
-};
+import { programNotFound, vendorProgram } from './programs.js';
 
 /**
  * Checks that the agent's program can be found before the run touches git, so a
@@ -18,42 +12,29 @@ const INSTALL: Record<AgentName, string> = {
 export function assertAgentAvailable(
   options: { agent: AgentName; agentCommand?: string },
   env: NodeJS.ProcessEnv,
-  baseDir = process.cwd(),
+  baseDir: string,
 ): void {
-  const program = agentProgram(options, env);
+  const program =
+    options.agent === 'command'
+      ? (splitCommandLine(options.agentCommand ?? '')[0] ?? '')
+      : vendorProgram(options.agent, env).program;
   const asPath = program.includes('/') ? path.resolve(baseDir, program) : null;
-  if (asPath !== null && existsSync(asPath) && findProgram(asPath, env) === null) {
+  if (asPath !== null && existsSync(asPath) && findProgram(asPath, env, baseDir) === null) {
     throw new RuntimeError(
       `the ${options.agent} agent program \`${program}\` is not an executable file: make it one (\`chmod +x ${asPath}\`) or start it through its interpreter (e.g. \`node ${program}\`)`,
     );
   }
-  if (findProgram(program, env, baseDir) === null) {
+  if (findProgram(program, env, baseDir) !== null) return;
+  if (options.agent === 'command') {
     throw new RuntimeError(
-      `the ${options.agent} agent program \`${program}\` was not found: ${INSTALL[options.agent]}`,
+      `the command agent program \`${program}\` was not found: check --agent-command`,
     );
   }
-}
-
-function agentProgram(
-  options: { agent: AgentName; agentCommand?: string },
-  env: NodeJS.ProcessEnv,
-): string {
-  switch (options.agent) {
-    case 'claude':
-      return env.RALPHTOOL_CLAUDE_BIN?.trim() || 'claude';
-    case 'codex':
-      return 'codex';
-    case 'command':
-      return splitCommandLine(options.agentCommand ?? '')[0] ?? '';
-  }
+  throw new RuntimeError(programNotFound(options.agent, vendorProgram(options.agent, env)));
 }
 
 /** Resolves a program like the OS would (a path, or a search of PATH); null when absent. */
-export function findProgram(
-  program: string,
-  env: NodeJS.ProcessEnv,
-  cwd = process.cwd(),
-): string | null {
+export function findProgram(program: string, env: NodeJS.ProcessEnv, cwd: string): string | null {
   if (program === '') return null;
   if (program.includes('/')) {
     const full = path.resolve(cwd, program);

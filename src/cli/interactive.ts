@@ -3,13 +3,14 @@ import type { renderApp } from '../ui/render-app.js';
 /**
  * Loads the interactive UI for a person at a terminal. Ink draws only a final frame when it
  * thinks it runs in CI (any `CI`, `CONTINUOUS_INTEGRATION` or `CI_*` variable, which some dev
- * containers set), so those are cleared from ralphtool's own environment before Ink is
- * loaded. Agents get the environment as it was: callers pass a copy taken before.
+ * containers set), so those are cleared from `env` before Ink is loaded: pass the environment
+ * Ink reads, the process's own as the CLI's entry point hands it over. Agents get the
+ * environment as it was: callers pass them a copy taken before.
  */
-export async function loadInteractiveUi(): Promise<typeof renderApp> {
-  for (const key of Object.keys(process.env)) {
+export async function loadInteractiveUi(env: NodeJS.ProcessEnv): Promise<typeof renderApp> {
+  for (const key of Object.keys(env)) {
     if (key === 'CI' || key === 'CONTINUOUS_INTEGRATION' || key.startsWith('CI_')) {
-      delete process.env[key];
+      delete env[key];
     }
   }
   return (await import('../ui/render-app.js')).renderApp;

@@ -3,7 +3,7 @@ import type { CommandIO } from './io.js';
 import { runProgram } from './program.js';
 import { colourEnabled, makeStyle } from '../format/style.js';
 
-// The only place that reads process.argv/env and sets the exit code.
+// The only place that reads process.argv/env/cwd and exits.
 const io: CommandIO = {
   cwd: process.cwd(),
   env: process.env,
@@ -20,4 +20,8 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await runProgram(process.argv.slice(2), io);
+const end = await runProgram(process.argv.slice(2), io);
+// A quit at once (a second Ctrl-C, q three times) must not wait for a stuck agent's pipes or
+// the UI's timers to let go of the event loop: the run is left on disk for resume / finish.
+if (end.atOnce) process.exit(end.exitCode);
+process.exitCode = end.exitCode;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { RalphError, UsageError } from '../core/errors.js';
+import { QuitNow, RalphError, UsageError } from '../core/errors.js';
 import type { CommandIO } from './io.js';
 import { packageVersion } from './version.js';
 import { addRunOptions, type RawRunFlags } from './run-flags.js';
@@ -152,17 +152,25 @@ function resolveCwd(base: string, given: string | undefined): string {
   return path.resolve(base, given);
 }
 
-/** Runs the program on argv and returns the exit code; the only place errors become codes. */
-export async function runProgram(argv: readonly string[], io: CommandIO): Promise<number> {
+/** How the program ended. */
+export interface ProgramEnd {
+  exitCode: number;
+  /** Leave without waiting for the event loop to drain (a command threw QuitNow). */
+  atOnce: boolean;
+}
+
+/** Runs the program on argv; the only place errors become exit codes. */
+export async function runProgram(argv: readonly string[], io: CommandIO): Promise<ProgramEnd> {
   let code = 0;
   const program = buildProgram(io, (c) => {
     code = c;
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return code;
+    return { exitCode: code, atOnce: false };
   } catch (error) {
-    return reportError(error, io);
+    if (error instanceof QuitNow) return { exitCode: error.exitCode, atOnce: true };
+    return { exitCode: reportError(error, io), atOnce: false };
   }
 }
 

@@ -18,6 +18,7 @@ export interface RawRunFlags {
   commandTimeout?: string;
   agentTimeout?: string;
   idleTimeout?: string;
+  verifyTimeout?: string;
   verify?: string[];
   onComplete?: string;
   json?: boolean;
@@ -38,7 +39,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--command-timeout <seconds>',
-        'limit for each git/openspec command (default: 30)',
+        'limit for each git command ralphtool runs (default: 30)',
       ),
     )
     .addOption(
@@ -58,6 +59,12 @@ export function addRunOptions(cmd: Command): Command {
         '--verify <cmdline>',
         'run after COMPLETE; non-zero exit fails the attempt (repeatable)',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
+    .addOption(
+      new Option(
+        '--verify-timeout <duration>',
+        'limit for each --verify command (default: 10m; 0 = none)',
+      ),
     )
     .addOption(
       new Option(
@@ -131,6 +138,12 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
       DEFAULT_RUN_OPTIONS.idleTimeoutMs,
     ),
     verify: flags.verify ?? [],
+    verifyTimeoutMs: parsedOr(
+      flags.verifyTimeout,
+      '--verify-timeout',
+      parseDuration,
+      DEFAULT_RUN_OPTIONS.verifyTimeoutMs,
+    ),
     onComplete,
     json: flags.json === true,
     force: flags.force === true,

@@ -1,12 +1,12 @@
 /**
  * Ctrl-C and SIGTERM ask the loop to stop: the agent is killed, its partial work
  * reverted, and the completion choice follows. A second Ctrl-C while that happens
- * exits at once (130), leaving the run on disk for `resume` / `finish`.
+ * quits at once (130), leaving the run on disk for `resume` / `finish`.
  */
 export function installStopSignals(
   controller: AbortController,
   notify: (message: string) => void,
-  exitNow: (code: number) => never,
+  quitNow: (code: number) => void,
 ): () => void {
   let presses = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -19,7 +19,7 @@ export function installStopSignals(
       return;
     }
     notify('\nralphtool: quitting now; the run is left on disk (see `ralphtool status`)\n');
-    exitNow(130);
+    quitNow(130);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

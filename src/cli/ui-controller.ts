@@ -88,9 +88,13 @@ export function createUiController(
         },
       };
       active = handle;
-      void done.finally(() => {
+      // Both outcomes are handled here, so a loop that threw rejects only the promise the UI
+      // awaits (and shows); a `.finally` would fork a second rejection nobody handles, and
+      // Node ends the process on an unhandled rejection.
+      const release = (): void => {
         if (active === handle) active = null;
-      });
+      };
+      done.then(release, release);
       return handle;
     },
     changedFiles: async (finished) => {

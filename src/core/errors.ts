@@ -25,3 +25,15 @@ export class RuntimeError extends RalphError {
     super(message, 1);
   }
 }
+
+/**
+ * Leave now with this exit code, without waiting for what is still running: a stuck agent's
+ * pipes or the UI's timers must not hold the process open. A command throws it once it has
+ * said why; the CLI's entry point then exits at once. Not a RalphError: it has nothing to print.
+ */
+export class QuitNow extends Error {
+  constructor(readonly exitCode: number) {
+    super(`quit at once (exit ${exitCode})`);
+    this.name = new.target.name;
+  }
+}

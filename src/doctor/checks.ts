@@ -1,3 +1,4 @@
+import { installHint } from '../agents/programs.js';
 import type { RunStatus } from '../run/status.js';
 import type { DoctorFacts, OpenSpecFacts, ProgramFacts, RepoFacts } from './facts.js';
 
@@ -248,7 +249,7 @@ function claudeCheck(claude: ProgramFacts): CheckResult {
     return fail(
       'claude',
       'not found on PATH (the default agent)',
-      'install Claude Code with `npm install -g @anthropic-ai/claude-code`, then run `claude` once to log in',
+      `${installHint('claude')}, then run \`claude\` once to log in`,
     );
   }
   return programVersion('claude', { ...claude, path: claude.path });
@@ -256,11 +257,7 @@ function claudeCheck(claude: ProgramFacts): CheckResult {
 
 function codexCheck(codex: ProgramFacts): CheckResult {
   if (codex.path === null) {
-    return warn(
-      'codex',
-      'not found on PATH (only needed for --agent codex)',
-      'install Codex with `npm install -g @openai/codex`',
-    );
+    return warn('codex', 'not found on PATH (only needed for --agent codex)', installHint('codex'));
   }
   return programVersion('codex', { ...codex, path: codex.path });
 }

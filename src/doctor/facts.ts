@@ -1,3 +1,4 @@
+import type { AgentProgram } from '../agents/programs.js';
 import type { ChangeSummary } from '../core/change.js';
 import type { HeadPosition } from '../git/repo.js';
 import type { GitOperation } from '../git/status.js';
@@ -37,11 +38,8 @@ export type OpenSpecFacts =
   | { found: false }
   | { found: true; root: string; error: string };
 
-export interface ProgramFacts {
-  /** The program as looked for: `claude`, or the value of RALPHTOOL_CLAUDE_BIN. */
-  program: string;
-  /** Set when the program comes from an environment variable. */
-  fromEnv: string | null;
+/** An agent program as looked for (`claude`, or the value of RALPHTOOL_CLAUDE_BIN), and what was found. */
+export interface ProgramFacts extends AgentProgram {
   /** Absolute path when found. */
   path: string | null;
   /** First line of `--version`; null when it failed. */

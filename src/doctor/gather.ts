@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { findProgram } from '../agents/preflight.js';
+import { vendorProgram, type AgentProgram } from '../agents/programs.js';
 import { RalphError } from '../core/errors.js';
 import { GitError } from '../git/git-error.js';
 import { git, type GitContext } from '../git/git.js';
@@ -27,8 +28,8 @@ export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
   const ctx: GitContext = { cwd: opts.cwd, timeoutMs: opts.timeoutMs };
   const [gitFacts, claude, codex] = await Promise.all([
     gitVersion(ctx),
-    programFacts(claudeProgram(opts.env), opts),
-    programFacts({ program: 'codex', fromEnv: null }, opts),
+    programFacts(vendorProgram('claude', opts.env), opts),
+    programFacts(vendorProgram('codex', opts.env), opts),
   ]);
   const repo = gitFacts ? await repoFacts(ctx) : null;
   const openspec = await openSpecFacts(opts.cwd);
@@ -102,17 +103,7 @@ async function openSpecFacts(cwd: string): Promise<OpenSpecFacts> {
   }
 }
 
-function claudeProgram(env: NodeJS.ProcessEnv): { program: string; fromEnv: string | null } {
-  const custom = env.RALPHTOOL_CLAUDE_BIN?.trim();
-  return custom
-    ? { program: custom, fromEnv: 'RALPHTOOL_CLAUDE_BIN' }
-    : { program: 'claude', fromEnv: null };
-}
-
-async function programFacts(
-  which: { program: string; fromEnv: string | null },
-  opts: GatherOptions,
-): Promise<ProgramFacts> {
+async function programFacts(which: AgentProgram, opts: GatherOptions): Promise<ProgramFacts> {
   const found = findProgram(which.program, opts.env, opts.cwd);
   const facts: ProgramFacts = { ...which, path: found, version: null, versionError: null };
   if (found === null) return facts;

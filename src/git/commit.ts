@@ -12,34 +12,19 @@ export const FALLBACK_EMAIL = 'ralphtool@localhost';
 export const COMMIT_CONFIG = ['core.hooksPath=/dev/null', 'commit.gpgsign=false'];
 
 /**
- * Author/committer variables for one commit: empty when the repository (or the environment)
- * has an identity, the fallback identity for whatever part is missing. Config is never written.
+ * `-c` settings for one commit: none when the repository has an identity, the fallback for
+ * whatever part it lacks. Given as `-c user.name=…`, not as GIT_AUTHOR_* variables, because git
+ * ranks its own GIT_AUTHOR_* / GIT_COMMITTER_* variables above any `user.*` setting: an identity
+ * in the environment git runs with still wins, without ralphtool reading that environment.
+ * Config is never written.
  */
-export async function fallbackIdentityEnv(ctx: GitContext): Promise<Record<string, string>> {
-  const inherited = { ...process.env, ...ctx.env };
-  const env: Record<string, string> = {};
-  const parts = [
-    {
-      key: 'user.name',
-      author: 'GIT_AUTHOR_NAME',
-      committer: 'GIT_COMMITTER_NAME',
-      value: FALLBACK_NAME,
-    },
-    {
-      key: 'user.email',
-      author: 'GIT_AUTHOR_EMAIL',
-      committer: 'GIT_COMMITTER_EMAIL',
-      value: FALLBACK_EMAIL,
-    },
-  ];
+export async function fallbackIdentityConfig(ctx: GitContext): Promise<string[]> {
   const configured = await identityConfig(ctx);
-  for (const part of parts) {
-    if (configured.has(part.key)) continue;
-    for (const variable of [part.author, part.committer]) {
-      if (!inherited[variable]) env[variable] = part.value;
-    }
-  }
-  return env;
+  const fallback = [
+    { key: 'user.name', value: FALLBACK_NAME },
+    { key: 'user.email', value: FALLBACK_EMAIL },
+  ];
+  return fallback.filter((f) => !configured.has(f.key)).map((f) => `${f.key}=${f.value}`);
 }
 
 /**
@@ -67,11 +52,11 @@ async function identityConfig(ctx: GitContext): Promise<Set<string>> {
 /** Stages the whole work tree (`add -A`) and commits it, even when nothing changed; returns the sha. */
 export async function commitEverything(ctx: GitContext, message: string): Promise<string> {
   await git(ctx, ['add', '-A'], { context: 'could not stage the work tree' });
-  const env = await fallbackIdentityEnv(ctx);
+  const identity = await fallbackIdentityConfig(ctx);
   await git(
     ctx,
     ['commit', '-q', '--allow-empty', '--no-verify', '--cleanup=verbatim', '-m', message],
-    { env, config: COMMIT_CONFIG, context: `could not commit "${message}"` },
+    { config: [...COMMIT_CONFIG, ...identity], context: `could not commit "${message}"` },
   );
   return gitOut(ctx, ['rev-parse', '--verify', 'HEAD^{commit}']);
 }
@@ -83,11 +68,10 @@ export async function commitTree(
   parents: readonly string[],
   message: string,
 ): Promise<string> {
-  const env = await fallbackIdentityEnv(ctx);
+  const identity = await fallbackIdentityConfig(ctx);
   const parentArgs = parents.flatMap((parent) => ['-p', parent]);
   return gitOut(ctx, ['commit-tree', tree, ...parentArgs, '-m', message], {
-    env,
-    config: COMMIT_CONFIG,
+    config: [...COMMIT_CONFIG, ...identity],
     context: 'could not save the attempt',
   });
 }

@@ -8,12 +8,15 @@ export interface RunOptions {
   agentCommand: string | null;
   model: string | null;
   maxRetries: number;
+  /** Limit for each git command ralphtool runs. */
   commandTimeoutMs: number;
   /** 0 = no limit. */
   agentTimeoutMs: number;
   /** 0 = no limit. */
   idleTimeoutMs: number;
   verify: readonly string[];
+  /** Limit for each `--verify` command; 0 = no limit. */
+  verifyTimeoutMs: number;
   onComplete: OnComplete;
   json: boolean;
   force: boolean;
@@ -25,4 +28,5 @@ export const DEFAULT_RUN_OPTIONS = {
   commandTimeoutMs: 30_000,
   agentTimeoutMs: 60 * 60_000,
   idleTimeoutMs: 15 * 60_000,
+  verifyTimeoutMs: 10 * 60_000,
 } as const;

@@ -1,3 +1,4 @@
+import { formatDuration } from '../format/units.js';
 import { splitCommandLine } from '../process/command-line.js';
 import { execProgram } from '../process/exec.js';
 import { tailLines } from '../process/process-error.js';
@@ -9,24 +10,24 @@ export interface VerifyFailure {
 
 /**
  * Runs the user's `--verify` commands in the repository after the agent said
- * COMPLETE, without a shell, each with the command timeout ×10. Returns the first
- * failure (command, exit code, last lines of its output), or null when all pass.
+ * COMPLETE, without a shell, each limited to `timeoutMs` (`--verify-timeout`; 0 = no
+ * limit). Returns the first failure (command, exit code, last lines of its output),
+ * or null when all pass.
  */
 export async function runVerifyCommands(
   commands: readonly string[],
   cwd: string,
-  commandTimeoutMs: number,
+  timeoutMs: number,
   signal: AbortSignal,
 ): Promise<VerifyFailure | null> {
   for (const command of commands) {
     const [program, ...args] = splitCommandLine(command, '--verify');
     if (program === undefined) continue;
-    const timeoutMs = commandTimeoutMs * 10;
     const result = await execProgram(program, args, { cwd, timeoutMs, signal, reject: false });
     if (signal.aborted) return null;
     if (result.exitCode === 0) continue;
     const how = result.timedOut
-      ? `timed out after ${Math.round(timeoutMs / 1000)}s`
+      ? `timed out after ${formatDuration(timeoutMs)} (--verify-timeout)`
       : result.notFound
         ? 'could not be started (not found on PATH?)'
         : result.signal

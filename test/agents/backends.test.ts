@@ -40,19 +40,22 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs one attempt of story 1 with the fake agent playing the given steps. */
 async function attempt(
-  options: BackendOptions,
+  options: Omit<BackendOptions, 'baseDir'>,
   steps: object[],
   env: NodeJS.ProcessEnv = {},
   extra: Partial<AttemptRequest> = {},
 ) {
   const scenario = join(dir, 'scenario.json');
   writeFileSync(scenario, JSON.stringify({ '1-2': steps }));
-  const backend = createBackend(options, {
-    ...process.env,
-    FAKE_AGENT_SCENARIO: scenario,
-    FAKE_AGENT_LOG_DIR: logDir,
-    ...env,
-  });
+  const backend = createBackend(
+    { ...options, baseDir: dir },
+    {
+      ...process.env,
+      FAKE_AGENT_SCENARIO: scenario,
+      FAKE_AGENT_LOG_DIR: logDir,
+      ...env,
+    },
+  );
   const events: AgentEvent[] = [];
   const output = await backend.runAttempt({
     prompt: PROMPT,
@@ -189,9 +192,11 @@ describe('command backend', () => {
   });
 
   it('rejects a missing or malformed --agent-command as bad usage', () => {
-    expect(() => createBackend({ agent: 'command' })).toThrow(UsageError);
-    expect(() => createBackend({ agent: 'command', agentCommand: '  ' })).toThrow(UsageError);
-    expect(() => createBackend({ agent: 'command', agentCommand: `x 'open` })).toThrow(UsageError);
+    const make = (agentCommand?: string) => () =>
+      createBackend({ agent: 'command', agentCommand, baseDir: dir }, process.env);
+    expect(make()).toThrow(UsageError);
+    expect(make('  ')).toThrow(UsageError);
+    expect(make(`x 'open`)).toThrow(UsageError);
   });
 
   it('says which program was not found', async () => {

@@ -1,4 +1,5 @@
 import { countStories } from '../../core/change.js';
+import { QuitNow } from '../../core/errors.js';
 import { demoAgentCommandLine, demoVerifyCommandLine } from '../../demo/agent-path.js';
 import { demoClosing, demoIntro } from '../../demo/messages.js';
 import { createDemoRepo, type DemoRepo } from '../../demo/repo.js';
@@ -50,7 +51,7 @@ export async function demoCommand(io: CommandIO, opts: { json: boolean }): Promi
   }
   say(await closingText(repo, timeoutMs));
   // After a quit at once the stopped loop may still be winding down: leave now, like the UI does.
-  if (code === QUIT_AT_ONCE && interactive) process.exit(QUIT_AT_ONCE);
+  if (code === QUIT_AT_ONCE && interactive) throw new QuitNow(QUIT_AT_ONCE);
   return code;
 }
 
@@ -73,7 +74,7 @@ async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promi
   const options = { ...toRunOptions(flags, true), onComplete: 'ask' as const };
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
   const controller = createUiController(repo.dir, options, { ...io.env });
-  const renderApp = await loadInteractiveUi();
+  const renderApp = await loadInteractiveUi(io.env);
   const demoController = {
     ...controller,
     runOptions: { ...controller.runOptions, agent: 'demo (scripted, no AI)' },

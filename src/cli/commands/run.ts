@@ -1,3 +1,4 @@
+import { QuitNow } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { launchRun, type RunMode } from '../../run/launch.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
@@ -27,8 +28,13 @@ export async function runCommand(
     else printer.handle(event);
   });
   const stop = new AbortController();
-  const exitNow = (code: number): never => process.exit(code);
-  const removeSignals = installStopSignals(stop, (m) => io.stderr.write(m), exitNow);
+  // Signal handlers and the completion prompt's Ctrl-C cannot throw into this command: they
+  // reject `quitting`, which the run is raced against, and the CLI exits on its QuitNow.
+  let quitNow: (code: number) => void = () => undefined;
+  const quitting = new Promise<never>((_, reject) => {
+    quitNow = (code) => reject(new QuitNow(code));
+  });
+  const removeSignals = installStopSignals(stop, (m) => io.stderr.write(m), quitNow);
   let branches = { branch: `ralph/${opts.change}`, original: 'your branch' };
   const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
     if (options.onComplete !== 'ask') return options.onComplete;
@@ -38,11 +44,11 @@ export async function runCommand(
       outcome,
       branches.branch,
       branches.original,
-      () => exitNow(130),
+      () => quitNow(130),
     );
   };
   try {
-    return await launchRun(
+    const launched = launchRun(
       { cwd: opts.cwd, change: opts.change, options, mode: opts.mode, env: io.env },
       {
         emit,
@@ -54,8 +60,9 @@ export async function runCommand(
         },
       },
     );
+    return await Promise.race([launched, quitting]);
   } catch (error) {
-    if (options.json) {
+    if (options.json && !(error instanceof QuitNow)) {
       const message = error instanceof Error ? error.message : String(error);
       emit({ type: 'error', message, fatal: true });
     }

@@ -1,3 +1,4 @@
+import { QuitNow } from '../../core/errors.js';
 import { loadInteractiveUi } from '../interactive.js';
 import type { CommandIO } from '../io.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
@@ -13,7 +14,7 @@ export async function uiCommand(
   assertDirectory(opts.cwd);
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
   const controller = createUiController(opts.cwd, options, { ...io.env });
-  const renderApp = await loadInteractiveUi();
+  const renderApp = await loadInteractiveUi(io.env);
   // SIGTERM asks the running loop to stop, like `q`; the UI then shows the completion choice.
   const onTerm = (): void => controller.stopActive();
   process.on('SIGTERM', onTerm);
@@ -23,7 +24,7 @@ export async function uiCommand(
       io.stderr.write(
         'ralphtool: quit at once; any run in progress is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
       );
-      process.exit(130);
+      throw new QuitNow(130);
     }
     return code;
   } finally {
