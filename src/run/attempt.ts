@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { AgentBackend, AgentEvent } from '../agents/types.js';
 import type { Change, Requirement, Story } from '../core/change.js';
 import type { AttemptFailure, RunEvent } from '../core/events.js';
@@ -61,9 +59,7 @@ export async function runAttempt(
     verify: plan.verify,
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },
   });
-  await mkdir(path.dirname(plan.promptPath), { recursive: true });
-  await mkdir(path.dirname(plan.transcriptPath), { recursive: true });
-  await writeFile(plan.promptPath, prompt);
+  // The backend writes the prompt to plan.promptPath (its RALPHTOOL_PROMPT_FILE), once.
 
   let costUsd = 0;
   const { storyId } = { storyId: plan.story.id };
@@ -136,7 +132,7 @@ export async function runAttempt(
     const failure = await runVerifyCommands(
       options.verify,
       plan.repoRoot,
-      options.commandTimeoutMs,
+      options.verifyTimeoutMs,
       stop,
     );
     if (stop.aborted) return { ...base, fatal: null, verdict: STOPPED };
