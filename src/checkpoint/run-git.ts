@@ -3,18 +3,9 @@ import { UsageError } from '../core/errors.js';
 import { assertValidChangeName } from '../core/change-name.js';
 import { runPaths, type RunPaths } from './paths.js';
 import type { GitContext } from '../git/git.js';
+import { ENGINE_CONFIG } from '../git/engine-config.js';
 import { locateRepo, type RepoLocation } from '../git/repo.js';
 import type { CallOptions, RunLocation } from './types.js';
-
-/**
- * Settings for every git command of the checkpoint engine: the user's hooks (post-checkout,
- * post-merge, reference-transaction, …) must not run on ralphtool's internal moves.
- */
-export const ENGINE_CONFIG: readonly string[] = [
-  'core.hooksPath=/dev/null',
-  'commit.gpgsign=false',
-  'advice.detachedHead=false',
-];
 
 /** What the git sequences of one run need to know. */
 export interface RunGit {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { git, type GitContext } from '../git/git.js';
 import { DEMO_CHANGE, demoProjectFiles } from './project.js';
+import { ENGINE_CONFIG } from '../git/engine-config.js';
 
 export interface DemoRepo {
   /** The repository's top directory (canonical path), left in place for the user. */
@@ -38,7 +39,7 @@ export async function createDemoRepo(opts: {
     const ctx: GitContext = {
       cwd: dir,
       timeoutMs: opts.timeoutMs,
-      config: ['core.hooksPath=/dev/null', 'commit.gpgsign=false'],
+      config: ENGINE_CONFIG,
     };
     await git(ctx, ['init', '-q']);
     // `init -b` needs git 2.28; pointing the unborn HEAD works everywhere.

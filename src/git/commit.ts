@@ -1,15 +1,10 @@
 import { git, gitOut } from './git.js';
 import type { GitContext } from './git.js';
+import { ENGINE_CONFIG } from './engine-config.js';
 
 /** Used only when the repository has no identity of its own, so that a checkpoint never fails on it. */
 export const FALLBACK_NAME = 'ralphtool';
 export const FALLBACK_EMAIL = 'ralphtool@localhost';
-
-/**
- * Settings for every commit ralphtool makes: no hooks (`--no-verify` alone still runs
- * prepare-commit-msg and post-commit) and no signing (a pinentry prompt would hang).
- */
-export const COMMIT_CONFIG = ['core.hooksPath=/dev/null', 'commit.gpgsign=false'];
 
 /**
  * `-c` settings for one commit: none when the repository has an identity, the fallback for
@@ -56,7 +51,7 @@ export async function commitEverything(ctx: GitContext, message: string): Promis
   await git(
     ctx,
     ['commit', '-q', '--allow-empty', '--no-verify', '--cleanup=verbatim', '-m', message],
-    { config: [...COMMIT_CONFIG, ...identity], context: `could not commit "${message}"` },
+    { config: [...ENGINE_CONFIG, ...identity], context: `could not commit "${message}"` },
   );
   return gitOut(ctx, ['rev-parse', '--verify', 'HEAD^{commit}']);
 }
@@ -71,7 +66,7 @@ export async function commitTree(
   const identity = await fallbackIdentityConfig(ctx);
   const parentArgs = parents.flatMap((parent) => ['-p', parent]);
   return gitOut(ctx, ['commit-tree', tree, ...parentArgs, '-m', message], {
-    config: [...COMMIT_CONFIG, ...identity],
+    config: [...ENGINE_CONFIG, ...identity],
     context: 'could not save the attempt',
   });
 }
