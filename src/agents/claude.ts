@@ -13,7 +13,7 @@ export const CLAUDE_ARGS = [
 
 /** Claude Code in print mode; the program is `$RALPHTOOL_CLAUDE_BIN`, else `claude` on PATH. */
 export function createClaudeBackend(options: {
-  model?: string;
+  model?: string | undefined;
   env: NodeJS.ProcessEnv;
 }): AgentBackend {
   const { env } = options;

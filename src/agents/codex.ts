@@ -5,7 +5,7 @@ import type { AgentBackend } from './types.js';
 
 /** OpenAI Codex CLI in non-interactive mode, reading the prompt from stdin (`-`). */
 export function createCodexBackend(options: {
-  model?: string;
+  model?: string | undefined;
   env: NodeJS.ProcessEnv;
 }): AgentBackend {
   const { env } = options;

@@ -9,8 +9,8 @@ export type AgentName = 'claude' | 'codex' | 'command';
 export interface BackendOptions {
   agent: AgentName;
   /** Required for `command`: the program and its arguments as one command line. */
-  agentCommand?: string;
-  model?: string;
+  agentCommand?: string | undefined;
+  model?: string | undefined;
   /**
    * Where a relative program path in `agentCommand` (`./my-agent.sh`) is found: the directory
    * ralphtool was started in, or `-C`, as the user typed it there. Agents run in the repository

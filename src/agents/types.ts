@@ -29,7 +29,7 @@ export interface AttemptRequest {
   change: string;
   storyId: string;
   attempt: number;
-  model?: string;
+  model?: string | undefined;
   /** Wall-clock limit in milliseconds; 0 = none. */
   wallTimeoutMs: number;
   /** Limit on time without output in milliseconds; 0 = none. */

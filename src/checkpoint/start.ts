@@ -16,7 +16,7 @@ import { operationInProgress } from '../git/status.js';
 
 export interface StartOptions extends RunLocation {
   /** Reset an existing `ralph/<change>` branch that no active run owns. */
-  force?: boolean;
+  force?: boolean | undefined;
   /** Stops the start sequence only; the returned run does not keep it. */
   signal?: AbortSignal;
 }

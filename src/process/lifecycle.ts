@@ -12,13 +12,13 @@ export const GRACE_MS = 3_000;
 
 export interface ChildLimits {
   /** Wall-clock limit in milliseconds; 0 or undefined = none. */
-  wallTimeoutMs?: number;
+  wallTimeoutMs?: number | undefined;
   /** Limit on time without any stdout/stderr output; 0 or undefined = none. */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
   /** Aborting stops the process group. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Time between SIGTERM and SIGKILL when the process group is stopped; GRACE_MS by default. */
-  graceMs?: number;
+  graceMs?: number | undefined;
 }
 
 export interface ChildSpec extends ChildLimits {
@@ -26,7 +26,7 @@ export interface ChildSpec extends ChildLimits {
   /** The child's whole environment: nothing is inherited that is not in it. */
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. Without it stdin is empty. */
-  input?: string | Uint8Array;
+  input?: string | Uint8Array | undefined;
 }
 
 /** How a child ended, the same for every way of running one. */

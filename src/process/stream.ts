@@ -13,13 +13,13 @@ export interface StreamOptions {
    */
   onLine: (line: string, truncated: boolean) => void;
   /** Wall-clock limit in milliseconds; 0 or undefined = none. */
-  wallTimeoutMs?: number;
+  wallTimeoutMs?: number | undefined;
   /** Limit on time without any stdout/stderr output; 0 or undefined = none. */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
   /** Aborting kills the process group; a signal aborted already starts nothing. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Time between SIGTERM and SIGKILL when the process group is stopped (lifecycle GRACE_MS). */
-  graceMs?: number;
+  graceMs?: number | undefined;
   /** Longest line delivered whole, in bytes; the rest of a longer line is dropped. */
   maxLineBytes?: number;
   /** How much of the end of stderr is kept, in bytes. */

@@ -31,7 +31,7 @@ export interface AppProps {
   /** Clock in ms; tests pass their own. */
   now?: () => number;
   /** Transcript lines kept per story in the view (older ones stay on disk). */
-  maxTranscriptLines?: number;
+  maxTranscriptLines?: number | undefined;
   /** Longest wait before queued run events are drawn. */
   batchMs?: number;
   /** Told the exit code when the user leaves. */

@@ -39,7 +39,7 @@ export interface RunHandle {
   /** Settles when the loop has ended; rejects only when the loop itself threw. */
   done: Promise<{ exitCode: number }>;
   /** Where the full transcripts of this run live, named when the view drops old lines. */
-  transcriptsDir?: string;
+  transcriptsDir?: string | undefined;
 }
 
 export type FileStatus = 'A' | 'M' | 'D' | 'R';

@@ -9,7 +9,7 @@ export interface RenderAppOptions {
   stderr?: NodeJS.WriteStream;
   /** Draw on the terminal's alternate screen (default: when stdout is a TTY). */
   alternateScreen?: boolean;
-  maxTranscriptLines?: number;
+  maxTranscriptLines?: number | undefined;
 }
 
 const ENTER_ALTERNATE = '\u001B[?1049h';

@@ -44,7 +44,7 @@ export type Script =
 
 export interface ModelServerOptions {
   /** Answer to main requests once the script is exhausted. Default 'Done.' */
-  finalText?: string;
+  finalText?: string | undefined;
   /** Answer to auxiliary requests (titles, topic detection, …). Default 'OK' */
   auxiliaryText?: string;
   /** Token counts reported with every answer; defaults to DEFAULT_USAGE. */

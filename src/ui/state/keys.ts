@@ -21,7 +21,7 @@ export interface KeyContext {
   /** Size of the screen's scrollable pane as last laid out. */
   pane: PaneSize;
   /** Where each transcript line starts, when the pane shows one. */
-  rowMap?: RowMap;
+  rowMap?: RowMap | undefined;
 }
 
 const STOPPED_BY_USER = 130;
