@@ -1,5 +1,5 @@
 import { findOpenSpecRoot } from '../../openspec/root.js';
-import { invalidChangeFolders, listChanges } from '../../openspec/changes.js';
+import { changeRelativePath, invalidChangeFolders, listChanges } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
 import { renderChangeList } from '../render/list.js';
 import { assertDirectory } from './cwd.js';
@@ -19,7 +19,7 @@ export async function listCommand(
     io.stdout.write(renderChangeList(changes, io.style, new Date()));
     for (const name of skipped) {
       io.stderr.write(
-        `ralphtool: skipped openspec/changes/${name}: not a valid change name (lowercase kebab-case, e.g. add-auth); rename the folder to run it\n`,
+        `ralphtool: skipped ${changeRelativePath(name)}: not a valid change name (lowercase kebab-case, e.g. add-auth); rename the folder to run it\n`,
       );
     }
   }
