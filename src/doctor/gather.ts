@@ -108,8 +108,10 @@ async function programFacts(which: AgentProgram, opts: GatherOptions): Promise<P
   const facts: ProgramFacts = { ...which, path: found, version: null, versionError: null };
   if (found === null) return facts;
   try {
+    // Run it with the environment it was looked up in (RALPHTOOL_CLAUDE_BIN, PATH, HOME…).
     const result = await execProgram(found, ['--version'], {
       cwd: opts.cwd,
+      baseEnv: opts.env,
       timeoutMs: opts.versionTimeoutMs,
     });
     const line = `${result.stdout}\n${result.stderr}`.split('\n').find((l) => l.trim() !== '');
