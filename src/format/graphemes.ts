@@ -18,6 +18,26 @@ export function graphemes(text: string): Grapheme[] {
   return Array.from(segmenter.segment(text), ({ segment }) => measured(segment));
 }
 
+/**
+ * Where the graphemes of `text` start and the columns each takes, one at a time, for work that
+ * stops early (clipping a long line needs only its first few dozen columns). Calls `visit`
+ * until it returns false. Text with nothing that joins characters takes a plain loop over its
+ * UTF-16 units: a flood of long agent lines goes through here line by line.
+ */
+export function eachGrapheme(text: string, visit: (start: number, width: number) => boolean): void {
+  if (!JOINS_CHARACTERS.test(text)) {
+    for (let start = 0; start < text.length; start += 1) {
+      const code = text.charCodeAt(start);
+      const width = code >= 0x20 && code < 0x7f ? 1 : measured(text.charAt(start)).width;
+      if (!visit(start, width)) return;
+    }
+    return;
+  }
+  for (const { segment, index } of segmenter.segment(text)) {
+    if (!visit(index, measured(segment).width)) return;
+  }
+}
+
 export const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**

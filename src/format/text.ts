@@ -1,5 +1,5 @@
 import stringWidth from 'string-width';
-import { graphemes, PRINTABLE_ASCII, type Grapheme } from './graphemes.js';
+import { eachGrapheme, graphemes, PRINTABLE_ASCII, type Grapheme } from './graphemes.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 /**
@@ -37,15 +37,21 @@ export function columns(text: string): number {
 /** Cuts plain text to at most `width` columns, the `…` that marks the cut included. */
 export function clip(text: string, width: number): string {
   if (width <= 0) return '';
-  if (columns(text) <= width) return text;
-  let kept = '';
-  let used = 0;
-  for (const grapheme of graphemes(text)) {
-    if (used + grapheme.width > width - 1) break;
-    kept += grapheme.text;
-    used += grapheme.width;
+  if (PRINTABLE_ASCII.test(text)) {
+    return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
   }
-  return `${kept}…`;
+  // Walks only as far as the width reaches: a flood of long agent lines is clipped line by
+  // line, and splitting each whole line into graphemes would cost more than the rest.
+  let used = 0;
+  let cut = -1;
+  let over = false;
+  eachGrapheme(text, (start, columnsOfGrapheme) => {
+    if (cut < 0 && used + columnsOfGrapheme > width - 1) cut = start;
+    used += columnsOfGrapheme;
+    over = used > width;
+    return !over;
+  });
+  return over ? `${text.slice(0, cut)}…` : text;
 }
 
 /** Clips or pads plain text to exactly `width` columns (for columns of a table or list). */

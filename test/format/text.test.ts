@@ -44,6 +44,41 @@ describe('clip', () => {
     expect(clip(`ab${THUMB}${THUMB}`, 5)).toBe(`ab${THUMB}…`);
     expect(clip(E_ACUTE.repeat(8), 5)).toBe(`${E_ACUTE.repeat(4)}…`);
   });
+
+  it('clips a very long line as it clips a short one (only its start is looked at)', () => {
+    const cjk = '日本語テキスト'.repeat(1_000);
+    expect(clip(cjk, 40)).toBe(`${cjk.slice(0, 19)}…`);
+    // Mostly zero-width marks: the start does not fill the width, so the whole line counts.
+    const marks = `a${'\u0301'.repeat(5_000)}bcdef`;
+    expect(clip(marks, 4)).toBe(`a${'\u0301'.repeat(5_000)}bc…`);
+    expect(clip(marks, 6)).toBe(marks);
+    const mixed = `${FAMILY}${'x'.repeat(3_000)}`;
+    expect(clip(mixed, 6)).toBe(`${FAMILY}xxx…`);
+  });
+
+  it('equals clipping graphemes one by one, for long lines too', () => {
+    const unit = fc.constantFrom('a', ' ', '日', FAMILY, THUMB, E_ACUTE, '\u0301');
+    fc.assert(
+      fc.property(
+        fc.array(unit, { maxLength: 600 }),
+        fc.integer({ min: 1, max: 80 }),
+        (parts, width) => {
+          const text = parts.join('');
+          const clipped = clip(text, width);
+          expect(columns(clipped)).toBeLessThanOrEqual(width);
+          if (columns(text) <= width) expect(clipped).toBe(text);
+          else {
+            expect(clipped.endsWith('…')).toBe(true);
+            expect(text.startsWith(clipped.slice(0, -1))).toBe(true);
+            // Nothing more would have fitted: the next grapheme is wider than the room left.
+            const rest = graphemesOf(text.slice(clipped.length - 1));
+            expect(columns(clipped) - 1 + columns(rest[0] ?? '')).toBeGreaterThan(width - 1);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('fit', () => {
