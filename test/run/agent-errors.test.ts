@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopHarness, loopTypes, ofType, RunFixture, single, stories } from './helpers.js';
 
@@ -50,8 +52,20 @@ describe('ralphtool run --agent claude', () => {
       ],
     });
     const f = fixture;
-    const result = await runAsClaude(f, ['--max-retries', '3', '--on-complete', 'cleanup']);
+    const result = await runAsClaude(f, [
+      '--max-retries',
+      '3',
+      '--on-complete',
+      'cleanup',
+      '--model',
+      'fake-model',
+    ]);
     expect(result.exitCode).toBe(1);
+    // --model reaches the agent's command line.
+    const invocation = JSON.parse(
+      readFileSync(path.join(f.logDir, 'invocation-1-1.json'), 'utf8'),
+    ) as { argv: string[] };
+    expect(invocation.argv.join(' ')).toContain('--model fake-model');
     // With --json everything is an event on stdout: nothing on stderr, even for a claude stream.
     expect(result.stderr).toBe('');
     const events = result.events();

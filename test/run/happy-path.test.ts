@@ -224,3 +224,23 @@ describe('ralphtool run: the agent command', () => {
     expect(f.read('src/x.txt')).toBe('x\n');
   });
 });
+
+describe('ralphtool run --force', () => {
+  it('resets a ralph/<change> branch that no run owns, then runs on it', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario({ '1-1': succeed('src/x.txt', 'x\n') });
+    const f = fixture;
+    // A branch of that name left behind, with a commit of its own and no recorded run.
+    f.git('checkout', '-q', '-b', `ralph/${CHANGE}`);
+    f.write('src/stale.txt', 'stale\n');
+    f.git('add', '-A');
+    f.git('commit', '-q', '-m', 'stale work');
+    f.git('checkout', '-q', 'main');
+
+    const result = await f.run(['--json', '--force', '--on-complete', 'keep']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(f.currentBranch()).toBe(`ralph/${CHANGE}`);
+    expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual(['initial state', 'checkpoint: 1']);
+    expect(f.git('ls-tree', '-r', '--name-only', `ralph/${CHANGE}`)).not.toContain('src/stale.txt');
+    expect(f.read('src/x.txt')).toBe('x\n');
+  });
+});
