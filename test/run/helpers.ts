@@ -10,7 +10,6 @@ export type { Scenario, Step } from '../support/fake-agent.js';
 export { LoopHarness } from '../support/loop-harness.js';
 export { loopTypes, ofType, single } from '../support/run-events.js';
 export { eventually, processGone, procStat, sleep } from '../support/processes.js';
-export type RunEventJson = { type: string; ts?: string; [key: string]: unknown };
 
 /** The usual successful attempt: write a file, tick every task of the story, COMPLETE. */
 export function succeed(file: string, content: string): Step[] {

@@ -87,6 +87,7 @@ export class LoopHarness extends LoopFixture {
           scenarioFile: this.scenarioFile,
           logDir: this.logDir,
           format,
+          stoppable: request.stopWhen !== undefined,
         }),
         emit: (event) => {
           events.push(event);

@@ -33,6 +33,8 @@ export interface ScriptedAgentOptions {
   /** Where prompt-<key>.md and invocation-<key>.json go, as FAKE_AGENT_LOG_DIR. */
   logDir: string;
   format: AgentFormat;
+  /** False when nothing will ever stop the loop: a `hang` step then fails the test at once. */
+  stoppable: boolean;
 }
 
 /**
@@ -116,7 +118,14 @@ async function playAttempt(
     stderrTail.push(Buffer.from(`${error instanceof Error ? error.stack : String(error)}\n`));
     ending = { end: 'exit', code: 1 };
   }
-  if (ending.end === 'hang') await stopped(stop);
+  if (ending.end === 'hang') {
+    if (!options.stoppable) {
+      throw new Error(
+        `the scenario hangs in attempt ${request.storyId}-${request.attempt}, but nothing stops the loop (give stopWhen)`,
+      );
+    }
+    await stopped(stop);
+  }
   lines.end();
   const outcome = translator.finish(stderrTail.text());
   const stoppedByLoop = ending.end === 'hang' || ending.end === 'interrupted';
