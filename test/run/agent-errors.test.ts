@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopHarness, loopTypes, ofType, RunFixture, single, stories } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { loopTypes, ofType, RunFixture, single, stories } from './helpers.js';
 
 const CHANGE = 'agent-errors';
 

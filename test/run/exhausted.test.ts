@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopHarness, loopTypes, ofType, RunFixture, single, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { loopTypes, ofType, RunFixture, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'hard-story';
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopHarness, single, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'rogue-agent';
 const BRANCH = `ralph/${CHANGE}`;

@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LoopHarness } from '../support/loop-harness.js';
 import {
   FAKE_AGENT,
-  LoopHarness,
   loopTypes,
   ofType,
   quote,

@@ -7,7 +7,6 @@ import { LoopFixture } from '../support/loop-fixture.js';
 
 export { FAKE_AGENT, fakeAgentFlags, quote, stories } from '../support/fake-agent.js';
 export type { Scenario, Step } from '../support/fake-agent.js';
-export { LoopHarness } from '../support/loop-harness.js';
 export { loopTypes, ofType, single } from '../support/run-events.js';
 export { eventually, processGone, procStat, sleep } from '../support/processes.js';
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProgressPrinter } from '../../src/cli/render/progress.js';
 import { plainStyle } from '../../src/format/style.js';
-import { LoopHarness, RunFixture, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { RunFixture, stories, succeed } from './helpers.js';
 
 const CHANGE = 'plain-progress';
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopHarness, ofType, single, stories } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { ofType, single, stories } from './helpers.js';
 
 const CHANGE = 'signal-rules';
 const COMPLETE = '<promise>COMPLETE</promise>';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopHarness, loopTypes, ofType, single, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { loopTypes, ofType, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'retry-things';
 const REF = `refs/ralphtool/${CHANGE}/attempts`;

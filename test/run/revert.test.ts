@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopHarness, RunFixture, single, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { RunFixture, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'revert-details';
 const REF = `refs/ralphtool/${CHANGE}/attempts/1-1`;

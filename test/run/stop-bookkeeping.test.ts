@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
-import { LoopHarness, loopTypes, ofType, single, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { loopTypes, ofType, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'stop-me';
 const BRANCH = `ralph/${CHANGE}`;

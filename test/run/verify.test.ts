@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopHarness, ofType, quote, RunFixture, single, stories } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { ofType, quote, RunFixture, single, stories } from './helpers.js';
 
 const CHANGE = 'verified-change';
 const NODE = quote(process.execPath);
