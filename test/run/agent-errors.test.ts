@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LoopHarness } from '../support/loop-harness.js';
 import { loopTypes, ofType, RunFixture, single, stories } from './helpers.js';
 
 const CHANGE = 'agent-errors';
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | RunFixture | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
@@ -17,9 +20,9 @@ function runAsClaude(f: RunFixture, args: string[]): ReturnType<RunFixture['run'
   });
 }
 
-describe('ralphtool run: errors the agent reports', () => {
+describe('the loop: errors the agent reports', () => {
   it('fails an attempt whose result has is_error (kind agent-error) and retries it', async () => {
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       '1-1': [
         { write: 'src/a.txt', content: 'a\n' },
         { tick: 'all' },
@@ -29,17 +32,19 @@ describe('ralphtool run: errors the agent reports', () => {
       '1-2': [{ tick: 'all' }, { signal: 'COMPLETE' }],
     });
     const f = fixture;
-    const result = await runAsClaude(f, ['--max-retries', '1']);
+    const result = await f.run({ maxRetries: 1, format: 'claude', completion: 'keep' });
     expect(result.exitCode).toBe(0);
     const events = result.events();
     const failure = single(events, 'attempt.failed');
     expect(failure).toMatchObject({ attempt: 1, kind: 'agent-error' });
-    expect(String(failure.reason)).toContain('529 overloaded');
+    expect(failure.reason).toContain('529 overloaded');
     expect(ofType(events, 'agent.result')[0]).toMatchObject({ attempt: 1, isError: true });
     expect(single(events, 'story.completed')).toMatchObject({ attempts: 2 });
     expect(f.exists('src/a.txt')).toBe(false);
   });
+});
 
+describe('ralphtool run --agent claude', () => {
   it('ends the run at once on an authentication failure (exit 1), saying how to log in, the run kept for resume', async () => {
     fixture = new RunFixture(CHANGE, stories(2)).scenario({
       '*': [
@@ -48,8 +53,22 @@ describe('ralphtool run: errors the agent reports', () => {
       ],
     });
     const f = fixture;
-    const result = await runAsClaude(f, ['--max-retries', '3', '--on-complete', 'cleanup']);
+    const result = await runAsClaude(f, [
+      '--max-retries',
+      '3',
+      '--on-complete',
+      'cleanup',
+      '--model',
+      'fake-model',
+    ]);
     expect(result.exitCode).toBe(1);
+    // --model reaches the agent's command line.
+    const invocation = JSON.parse(
+      readFileSync(path.join(f.logDir, 'invocation-1-1.json'), 'utf8'),
+    ) as { argv: string[] };
+    expect(invocation.argv.join(' ')).toContain('--model fake-model');
+    // With --json everything is an event on stdout: nothing on stderr, even for a claude stream.
+    expect(result.stderr).toBe('');
     const events = result.events();
     // One attempt only: retrying cannot fix a login.
     expect(ofType(events, 'story.started')).toHaveLength(1);

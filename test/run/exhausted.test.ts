@@ -1,28 +1,31 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { LoopHarness } from '../support/loop-harness.js';
 import { loopTypes, ofType, RunFixture, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'hard-story';
 
 /** Story 1 succeeds, story 2 always gives up, story 3 must never be tried. */
-function exhaustingFixture(): RunFixture {
-  return new RunFixture(CHANGE, stories(3)).scenario({
-    '1-1': succeed('src/one.txt', 'one\n'),
-    '2-*': [{ write: 'src/two.txt', content: 'never good\n' }, { signal: 'FAILED: cannot do it' }],
-    '3-*': succeed('src/three.txt', 'three\n'),
-  });
+const EXHAUSTING = {
+  '1-1': succeed('src/one.txt', 'one\n'),
+  '2-*': [{ write: 'src/two.txt', content: 'never good\n' }, { signal: 'FAILED: cannot do it' }],
+  '3-*': succeed('src/three.txt', 'three\n'),
+};
+
+function exhaustingHarness(): LoopHarness {
+  return new LoopHarness(CHANGE, stories(3)).scenario(EXHAUSTING);
 }
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | RunFixture | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
 
-describe('ralphtool run: a story that uses up its retries', () => {
+describe('the loop: a story that uses up its retries', () => {
   it('reports it, still applies the completion choice (keep) and exits 3', async () => {
-    fixture = exhaustingFixture();
+    fixture = exhaustingHarness();
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '1', '--on-complete', 'keep']);
+    const result = await f.run({ maxRetries: 1, completion: 'keep' });
     expect(result.exitCode).toBe(3);
     const events = result.events();
 
@@ -49,11 +52,11 @@ describe('ralphtool run: a story that uses up its retries', () => {
     ]);
     const exhausted = single(events, 'story.exhausted');
     expect(exhausted).toMatchObject({ storyId: '2', attempts: 2 });
-    expect(String(exhausted.reason)).toContain('cannot do it');
+    expect(exhausted.reason).toContain('cannot do it');
     const error = single(events, 'error');
     expect(typeof error.fatal).toBe('boolean');
-    expect(String(error.message)).toContain('2');
-    expect(String(error.message)).toContain('cannot do it');
+    expect(error.message).toContain('2');
+    expect(error.message).toContain('cannot do it');
     expect(single(events, 'run.awaiting-choice')).toMatchObject({
       outcome: 'max-retries',
       options: ['cleanup', 'keep'],
@@ -80,10 +83,10 @@ describe('ralphtool run: a story that uses up its retries', () => {
   });
 
   it('applies cleanup too: back on main with the accepted work uncommitted', async () => {
-    fixture = exhaustingFixture();
+    fixture = exhaustingHarness();
     const f = fixture;
     const mainBefore = f.git('rev-parse', 'main').trim();
-    const result = await f.run(['--json', '--max-retries', '1', '--on-complete', 'cleanup']);
+    const result = await f.run({ maxRetries: 1, completion: 'cleanup' });
     expect(result.exitCode).toBe(3);
     expect(single(result.events(), 'run.finished')).toMatchObject({
       outcome: 'max-retries',
@@ -106,9 +109,11 @@ describe('ralphtool run: a story that uses up its retries', () => {
       choice: 'cleanup',
     });
   });
+});
 
+describe('ralphtool run --max-retries', () => {
   it('with --max-retries 0 gives a story exactly one attempt; without a TTY the choice is keep', async () => {
-    fixture = exhaustingFixture();
+    fixture = new RunFixture(CHANGE, stories(3)).scenario(EXHAUSTING);
     const f = fixture;
     const result = await f.run(['--json', '--max-retries', '0']);
     expect(result.exitCode).toBe(3);

@@ -1,19 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunFixture, single, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'rogue-agent';
 const BRANCH = `ralph/${CHANGE}`;
 const REF = `refs/ralphtool/${CHANGE}/attempts`;
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
 
-describe('ralphtool run: an agent that touches git itself', () => {
+describe('the loop: an agent that touches git itself', () => {
   it('undoes the agent’s own commit when the attempt fails, keeping it under the attempt ref', async () => {
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       '1-1': [
         { write: 'src/rogue.txt', content: 'committed by the agent\n' },
         { git: ['add', '-A'] },
@@ -23,10 +24,10 @@ describe('ralphtool run: an agent that touches git itself', () => {
       ],
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '0', '--on-complete', 'keep']);
+    const result = await f.run({ maxRetries: 0, completion: 'keep' });
     expect(result.exitCode).toBe(3);
     const events = result.events();
-    const base = String(single(events, 'run.started').baseSha);
+    const base = single(events, 'run.started').baseSha;
     expect(single(events, 'checkpoint.reverted')).toMatchObject({
       toSha: base,
       savedRef: `${REF}/1-1`,
@@ -45,7 +46,7 @@ describe('ralphtool run: an agent that touches git itself', () => {
   });
 
   it('retries from the checkpoint after the agent committed, and the commit never reaches the branch', async () => {
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       '1-1': [
         { write: 'src/rogue.txt', content: 'rogue\n' },
         { git: ['add', '-A'] },
@@ -55,7 +56,7 @@ describe('ralphtool run: an agent that touches git itself', () => {
       '1-2': succeed('src/good.txt', 'good\n'),
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '1']);
+    const result = await f.run({ maxRetries: 1, completion: 'keep' });
     expect(result.exitCode).toBe(0);
     expect(f.subjects(`main..${BRANCH}`)).toEqual(['initial state', 'checkpoint: 1']);
     const tree = f.git('ls-tree', '-r', '--name-only', BRANCH);
@@ -64,7 +65,7 @@ describe('ralphtool run: an agent that touches git itself', () => {
   });
 
   it('goes back to the run’s branch when the agent switched to another one', async () => {
-    fixture = new RunFixture(CHANGE, stories(2)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(2)).scenario({
       '1-1': [
         { git: ['checkout', '-q', '-b', 'other'] },
         { write: 'src/elsewhere.txt', content: 'on other\n' },
@@ -77,7 +78,7 @@ describe('ralphtool run: an agent that touches git itself', () => {
       '2-1': succeed('src/two.txt', 'two\n'),
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '1', '--on-complete', 'keep']);
+    const result = await f.run({ maxRetries: 1, completion: 'keep' });
     expect(result.exitCode).toBe(0);
     expect(f.currentBranch()).toBe(BRANCH);
     expect(f.subjects(`main..${BRANCH}`)).toEqual([
@@ -94,11 +95,11 @@ describe('ralphtool run: an agent that touches git itself', () => {
   });
 
   it('with cleanup, ends on main even after the agent switched branches', async () => {
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       '1-1': [{ git: ['checkout', '-q', '-b', 'other'] }, { signal: 'FAILED: lost' }],
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '0', '--on-complete', 'cleanup']);
+    const result = await f.run({ maxRetries: 0, completion: 'cleanup' });
     expect(result.exitCode).toBe(3);
     expect(f.currentBranch()).toBe('main');
     expect(f.branchExists(BRANCH)).toBe(false);
@@ -106,7 +107,7 @@ describe('ralphtool run: an agent that touches git itself', () => {
   });
 
   it('accepts a story the agent committed itself as one checkpoint commit on the run’s branch', async () => {
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       '1-1': [
         { write: 'src/self.txt', content: 'self-committed\n' },
         { tick: 'all' },
@@ -118,7 +119,7 @@ describe('ralphtool run: an agent that touches git itself', () => {
       ],
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '0', '--on-complete', 'keep']);
+    const result = await f.run({ maxRetries: 0, completion: 'keep' });
     expect(result.exitCode).toBe(0);
     expect(f.currentBranch()).toBe(BRANCH);
     // Keep means one commit per story, whatever the agent did with git.

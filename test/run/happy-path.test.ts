@@ -1,6 +1,8 @@
-import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LoopHarness } from '../support/loop-harness.js';
 import {
   FAKE_AGENT,
   loopTypes,
@@ -28,23 +30,21 @@ const THREE_STORIES = {
 
 const STORY_CYCLE = ['story.started', 'checkpoint.created', 'story.completed'];
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | RunFixture | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
 
-describe('ralphtool run: every story succeeds', () => {
+describe('the loop: every story succeeds', () => {
   it('emits the contract events in order and keeps one commit per story', async () => {
-    fixture = new RunFixture(CHANGE, stories(3, 2)).scenario(THREE_STORIES);
+    fixture = new LoopHarness(CHANGE, stories(3, 2)).scenario(THREE_STORIES);
     const mainBefore = fixture.git('rev-parse', 'main').trim();
 
-    const result = await fixture.run(['--json', '--on-complete', 'keep']);
-    expect(result.stderr).toBe('');
+    const result = await fixture.run({ completion: 'keep' });
     expect(result.exitCode).toBe(0);
 
     const events = result.events();
-    for (const event of events) expect(new Date(String(event.ts)).toISOString()).toBe(event.ts);
     expect(loopTypes(events)).toEqual([
       'run.started',
       ...STORY_CYCLE,
@@ -143,7 +143,7 @@ describe('ralphtool run: every story succeeds', () => {
   });
 
   it('cleanup brings everything back to main as unstaged changes, the user’s own files intact', async () => {
-    fixture = new RunFixture(CHANGE, stories(3), {
+    fixture = new LoopHarness(CHANGE, stories(3), {
       '.gitignore': '.env\nnode_modules/\n',
       'notes/tracked.md': 'tracked v1\n',
     }).scenario(THREE_STORIES);
@@ -162,7 +162,7 @@ describe('ralphtool run: every story succeeds', () => {
     const moduleBefore = ignoredStat('node_modules/x/index.js');
     const mainLog = f.git('log', '--format=%H %s', 'main');
 
-    const result = await f.run(['--json', '--on-complete', 'cleanup']);
+    const result = await f.run({ completion: 'cleanup' });
     expect(result.exitCode).toBe(0);
     expect(single(result.events(), 'run.finished')).toMatchObject({
       outcome: 'complete',
@@ -200,19 +200,47 @@ describe('ralphtool run: every story succeeds', () => {
     expect(ignoredStat('node_modules/x/index.js')).toEqual(moduleBefore);
     expect(f.state()).toMatchObject({ status: 'finished', outcome: 'complete', choice: 'cleanup' });
   });
+});
 
+describe('ralphtool run: the agent command', () => {
   it('runs an agent whose path has spaces and quotes, given as one --agent-command line', async () => {
     fixture = new RunFixture(CHANGE, stories(1)).scenario({ '1-1': succeed('src/x.txt', 'x\n') });
     const f = fixture;
     const dir = path.join(f.scratch, "agent's dir");
     mkdirSync(dir);
     const agent = path.join(dir, 'fake agent.mjs');
-    copyFileSync(FAKE_AGENT, agent);
+    // The fake agent itself, started through this path (a copy would lose its shared steps).
+    writeFileSync(agent, `import ${JSON.stringify(pathToFileURL(FAKE_AGENT).href)};\n`);
     const commandLine = `${quote(process.execPath)} "${agent.replace(/(["\\$`])/g, '\\$1')}"`;
     const result = await f.run(['--json', '--agent', 'command', '--agent-command', commandLine], {
       agent: false,
     });
+    expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
+    // NDJSON as written: every event carries its time.
+    const events = result.events();
+    for (const event of events) expect(new Date(String(event.ts)).toISOString()).toBe(event.ts);
+    expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
+    expect(f.read('src/x.txt')).toBe('x\n');
+  });
+});
+
+describe('ralphtool run --force', () => {
+  it('resets a ralph/<change> branch that no run owns, then runs on it', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario({ '1-1': succeed('src/x.txt', 'x\n') });
+    const f = fixture;
+    // A branch of that name left behind, with a commit of its own and no recorded run.
+    f.git('checkout', '-q', '-b', `ralph/${CHANGE}`);
+    f.write('src/stale.txt', 'stale\n');
+    f.git('add', '-A');
+    f.git('commit', '-q', '-m', 'stale work');
+    f.git('checkout', '-q', 'main');
+
+    const result = await f.run(['--json', '--force', '--on-complete', 'keep']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(f.currentBranch()).toBe(`ralph/${CHANGE}`);
+    expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual(['initial state', 'checkpoint: 1']);
+    expect(f.git('ls-tree', '-r', '--name-only', `ralph/${CHANGE}`)).not.toContain('src/stale.txt');
     expect(f.read('src/x.txt')).toBe('x\n');
   });
 });

@@ -1,21 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loopTypes, ofType, RunFixture, single, stories, succeed } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { loopTypes, ofType, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'retry-things';
 const REF = `refs/ralphtool/${CHANGE}/attempts`;
 const FAILED_SECTION = '## Previous Attempt Failed';
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
 
-describe('ralphtool run: failed attempts are reverted and retried', () => {
+describe('the loop: failed attempts are reverted and retried', () => {
   it('puts a FAILED reason into the next prompt, but nothing after a no-signal retry', async () => {
     const reason = 'the database schema is missing a users table';
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       '1-1': [
         { write: 'src/partial.txt', content: 'half done\n' },
         { write: 'src/app.txt', content: 'app broken\n' },
@@ -25,7 +26,7 @@ describe('ralphtool run: failed attempts are reverted and retried', () => {
       '1-3': succeed('src/final.txt', 'final\n'),
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '3']);
+    const result = await f.run({ maxRetries: 3, completion: 'keep' });
     expect(result.exitCode).toBe(0);
     const events = result.events();
 
@@ -86,17 +87,17 @@ describe('ralphtool run: failed attempts are reverted and retried', () => {
   });
 
   it('fails COMPLETE with unchecked tasks as tasks-unchecked, listing them for the next prompt', async () => {
-    fixture = new RunFixture(CHANGE, stories(1, 3)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1, 3)).scenario({
       '1-1': [{ write: 'src/a.txt', content: 'a\n' }, { tick: ['1.1'] }, { signal: 'COMPLETE' }],
       '1-2': succeed('src/a.txt', 'a\n'),
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '1']);
+    const result = await f.run({ maxRetries: 1, completion: 'keep' });
     expect(result.exitCode).toBe(0);
 
     const failure = single(result.events(), 'attempt.failed');
     expect(failure).toMatchObject({ storyId: '1', attempt: 1, kind: 'tasks-unchecked' });
-    const reason = String(failure.reason);
+    const reason = failure.reason;
     expect(reason).toContain('1.2 do thing 2 of story 1');
     expect(reason).toContain('1.3 do thing 3 of story 1');
     expect(reason).not.toContain('1.1 do thing 1');
@@ -111,7 +112,7 @@ describe('ralphtool run: failed attempts are reverted and retried', () => {
   });
 
   it('retries a crash (exit 1) and a SIGKILL without extra context', async () => {
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       '1-1': [
         { write: 'src/crash.txt', content: 'crash\n' },
         { stderr: 'segmentation fault (pretend)' },
@@ -121,7 +122,7 @@ describe('ralphtool run: failed attempts are reverted and retried', () => {
       '1-3': succeed('src/ok.txt', 'ok\n'),
     });
     const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '2']);
+    const result = await f.run({ maxRetries: 2, completion: 'keep' });
     expect(result.exitCode).toBe(0);
 
     const failures = ofType(result.events(), 'attempt.failed');
@@ -129,9 +130,9 @@ describe('ralphtool run: failed attempts are reverted and retried', () => {
       [1, 'crash'],
       [2, 'crash'],
     ]);
-    expect(String(failures[0]?.reason)).toContain('code 1');
-    expect(String(failures[0]?.reason)).toContain('segmentation fault (pretend)');
-    expect(String(failures[1]?.reason)).toContain('SIGKILL');
+    expect(failures[0]?.reason).toContain('code 1');
+    expect(failures[0]?.reason).toContain('segmentation fault (pretend)');
+    expect(failures[1]?.reason).toContain('SIGKILL');
     expect(f.prompt('1', 2)).not.toContain(FAILED_SECTION);
     expect(f.prompt('1', 3)).not.toContain(FAILED_SECTION);
     expect(f.git('show', `${REF}/1-1:src/crash.txt`)).toBe('crash\n');
@@ -142,7 +143,7 @@ describe('ralphtool run: failed attempts are reverted and retried', () => {
   });
 
   it('keeps what an attempt wrote to the learnings file through its revert, for the next prompt', async () => {
-    fixture = new RunFixture(CHANGE, stories(2));
+    fixture = new LoopHarness(CHANGE, stories(2));
     const f = fixture;
     const learning = '- the build needs `make gen` before `make test`\n';
     f.scenario({
@@ -154,7 +155,7 @@ describe('ralphtool run: failed attempts are reverted and retried', () => {
       '1-2': succeed('src/one.txt', 'one\n'),
       '2-1': succeed('src/two.txt', 'two\n'),
     });
-    const result = await f.run(['--json', '--max-retries', '1']);
+    const result = await f.run({ maxRetries: 1, completion: 'keep' });
     expect(result.exitCode).toBe(0);
 
     // The prompt names the file from the first attempt on; its content comes once there is some.

@@ -1,20 +1,21 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LoopHarness } from '../support/loop-harness.js';
 import { RunFixture, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'revert-details';
 const REF = `refs/ralphtool/${CHANGE}/attempts/1-1`;
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | RunFixture | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
 
-describe('ralphtool run: what a revert puts back and what it leaves alone', () => {
+describe('the loop: what a revert puts back and what it leaves alone', () => {
   it('restores deleted and edited files, removes new ones, never deletes ignored files', async () => {
-    fixture = new RunFixture(CHANGE, stories(1), { '.gitignore': 'node_modules/\n.env\n' });
+    fixture = new LoopHarness(CHANGE, stories(1), { '.gitignore': 'node_modules/\n.env\n' });
     const f = fixture;
     f.repo.write('.env', 'TOKEN=abc\n');
     f.scenario({
@@ -31,7 +32,7 @@ describe('ralphtool run: what a revert puts back and what it leaves alone', () =
       // An echoed prompt before a genuine COMPLETE must not hide that COMPLETE.
       '1-2': [{ echoPrompt: true }, ...succeed('src/b.txt', 'b\n')],
     });
-    const result = await f.run(['--json', '--max-retries', '1']);
+    const result = await f.run({ maxRetries: 1, completion: 'keep' });
     expect(result.exitCode).toBe(0);
     expect(single(result.events(), 'checkpoint.reverted')).toMatchObject({ savedRef: REF });
 
@@ -47,7 +48,9 @@ describe('ralphtool run: what a revert puts back and what it leaves alone', () =
     expect(f.git('show', `${REF}:src/app.txt`)).toBe('rewritten\n');
     expect(f.git('ls-tree', '-r', '--name-only', REF)).not.toContain('README.md');
   });
+});
 
+describe('ralphtool run: how the command agent is started', () => {
   it('gives the command agent its prompt on stdin and in RALPHTOOL_PROMPT_FILE, with the RALPHTOOL_* variables', async () => {
     fixture = new RunFixture(CHANGE, stories(2)).scenario({
       '1-1': [{ signal: 'FAILED: first try' }],

@@ -11,7 +11,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, type CliRun } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { fakeAgentFlags, RunFixture, stories, succeed } from './helpers.js';
 
 const CHANGE = 'usage-checks';
@@ -39,15 +40,24 @@ function snapshot(f: RunFixture): Record<string, unknown> {
 }
 
 /** With --json, stdout holds NDJSON events or nothing: never a stray line. */
-function expectOnlyEvents(result: CliRun): void {
+function expectOnlyEvents(result: { events(): unknown }): void {
   expect(() => result.events()).not.toThrow();
 }
 
+/** A .git/agent program that runs the fake agent, for relative --agent-command paths. */
+function agentInGitDir(f: RunFixture): void {
+  const agent = path.join(f.dir, '.git', 'agent');
+  writeFileSync(agent, readFileSync(f.agentWrapper()));
+  chmodSync(agent, 0o755);
+}
+
+// Refusals decided before any process matters: the CLI runs in-process (the program main.ts
+// runs, with its output captured). The spawned CLI's refusals follow in their own block.
 describe('ralphtool run: bad usage is refused before anything changes', () => {
   it('refuses an unknown change (exit 2)', async () => {
     fixture = newFixture();
     const before = snapshot(fixture);
-    const result = await runCli(['run', 'no-such-change', '--json', ...fakeAgentFlags()], {
+    const result = await runCliInProcess(['run', 'no-such-change', '--json', ...fakeAgentFlags()], {
       cwd: fixture.dir,
       env: fixture.env(),
     });
@@ -73,18 +83,14 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
       ['run', CHANGE, '--agent-timeout', '1000h'],
     ],
     ['an --idle-timeout longer than a timer can wait', ['run', CHANGE, '--idle-timeout', '1000h']],
-    [
-      'a --command-timeout longer than a timer can wait',
-      ['run', CHANGE, '--command-timeout', '9999999999'],
-    ],
   ])('refuses %s (exit 2)', async (_what, args) => {
     fixture = newFixture();
     const before = snapshot(fixture);
     const isAgentFlag = args.includes('--agent');
-    const result = await runCli([...args, '--json', ...(isAgentFlag ? [] : fakeAgentFlags())], {
-      cwd: fixture.dir,
-      env: fixture.env(),
-    });
+    const result = await runCliInProcess(
+      [...args, '--json', ...(isAgentFlag ? [] : fakeAgentFlags())],
+      { cwd: fixture.dir, env: fixture.env() },
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim()).not.toBe('');
     expectOnlyEvents(result);
@@ -100,7 +106,7 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     async (_what, args) => {
       fixture = newFixture();
       const before = snapshot(fixture);
-      const result = await runCli(args, { cwd: fixture.dir, env: fixture.env() });
+      const result = await runCliInProcess(args, { cwd: fixture.dir, env: fixture.env() });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(`no run of ${CHANGE} is recorded`);
       expect(snapshot(fixture)).toEqual(before);
@@ -116,7 +122,7 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     f.git('add', '-A');
     f.git('commit', '-q', '-m', 'proposal only');
     const before = snapshot(f);
-    const result = await runCli(['run', 'no-tasks-yet', ...fakeAgentFlags()], {
+    const result = await runCliInProcess(['run', 'no-tasks-yet', ...fakeAgentFlags()], {
       cwd: f.dir,
       env: f.env(),
     });
@@ -128,30 +134,23 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
   it('refuses --agent command without --agent-command (exit 2)', async () => {
     fixture = newFixture();
     const before = snapshot(fixture);
-    const result = await fixture.run(['--agent', 'command'], { agent: false });
+    const result = await runCliInProcess(['run', CHANGE, '--agent', 'command'], {
+      cwd: fixture.dir,
+      env: fixture.env(),
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--agent-command');
     expect(snapshot(fixture)).toEqual(before);
   });
 
-  it.each([
-    {
-      where: 'with -C, from another directory',
-      from: (f: RunFixture) => f.scratch,
-      args: (f: RunFixture) => ['-C', f.dir, 'run', CHANGE, '--agent-command', './.git/agent'],
-    },
-    {
-      where: 'from a subdirectory of the repository',
-      from: (f: RunFixture) => path.join(f.dir, 'src'),
-      args: () => ['run', CHANGE, '--agent-command', '../.git/agent'],
-    },
-  ])('finds a relative --agent-command program where it was typed: $where', async (c) => {
+  it('finds a relative --agent-command program where it was typed: from a subdirectory of the repository', async () => {
     fixture = newFixture();
     const f = fixture;
-    const agent = path.join(f.dir, '.git', 'agent');
-    writeFileSync(agent, readFileSync(f.agentWrapper()));
-    chmodSync(agent, 0o755);
-    const result = await runCli([...c.args(f), '--json'], { cwd: c.from(f), env: f.env() });
+    agentInGitDir(f);
+    const result = await runCliInProcess(
+      ['run', CHANGE, '--agent-command', '../.git/agent', '--json'],
+      { cwd: path.join(f.dir, 'src'), env: f.env() },
+    );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(f.invoked('1', 1)).toBe(true);
     expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual([
@@ -165,9 +164,9 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     fixture = newFixture();
     const before = snapshot(fixture);
     const missing = path.join(fixture.scratch, 'no-such-claude');
-    const result = await fixture.run(['--agent', 'claude'], {
-      agent: false,
-      env: { RALPHTOOL_CLAUDE_BIN: missing },
+    const result = await runCliInProcess(['run', CHANGE, '--agent', 'claude'], {
+      cwd: fixture.dir,
+      env: fixture.env({ RALPHTOOL_CLAUDE_BIN: missing }),
     });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/install/i);
@@ -180,7 +179,10 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
       [`openspec/changes/${CHANGE}/tasks.md`]: '## 1. Done\n\n- [x] 1.1 already done\n',
     }).scenario({ '*': succeed('src/x.txt', 'x\n') });
     const before = snapshot(fixture);
-    const result = await fixture.run(['--json']);
+    const result = await runCliInProcess(['run', CHANGE, ...fakeAgentFlags(), '--json'], {
+      cwd: fixture.dir,
+      env: fixture.env(),
+    });
     expect(result.exitCode).toBe(0);
     expectOnlyEvents(result);
     expect(snapshot(fixture)).toEqual(before);
@@ -191,12 +193,44 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
     fixture = newFixture();
     fixture.git('branch', `ralph/${CHANGE}`);
     const before = snapshot(fixture);
-    const result = await fixture.run(['--json']);
+    const result = await runCliInProcess(['run', CHANGE, ...fakeAgentFlags(), '--json'], {
+      cwd: fixture.dir,
+      env: fixture.env(),
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--force');
     expect(result.stderr).toContain(`git branch -D ralph/${CHANGE}`);
     expect(snapshot(fixture)).toEqual(before);
     expect(fixture.invoked('1', 1)).toBe(false);
+  });
+});
+
+describe('ralphtool run as a process: where it runs and what it refuses', () => {
+  it('refuses a --command-timeout longer than a timer can wait (exit 2)', async () => {
+    fixture = newFixture();
+    const before = snapshot(fixture);
+    const result = await fixture.run(['--command-timeout', '9999999999', '--json']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).not.toBe('');
+    expectOnlyEvents(result);
+    expect(snapshot(fixture)).toEqual(before);
+  });
+
+  it('finds a relative --agent-command program where it was typed: with -C, from another directory', async () => {
+    fixture = newFixture();
+    const f = fixture;
+    agentInGitDir(f);
+    const result = await runCli(
+      ['-C', f.dir, 'run', CHANGE, '--agent-command', './.git/agent', '--json'],
+      { cwd: f.scratch, env: f.env() },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(f.invoked('1', 1)).toBe(true);
+    expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual([
+      'initial state',
+      'checkpoint: 1',
+      'checkpoint: 2',
+    ]);
   });
 
   it('refuses outside a git work tree (exit 2)', async () => {

@@ -1,12 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LoopHarness } from '../support/loop-harness.js';
 import { ofType, quote, RunFixture, single, stories } from './helpers.js';
 
 const CHANGE = 'verified-change';
 const NODE = quote(process.execPath);
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | RunFixture | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
@@ -41,9 +42,11 @@ describe('ralphtool run --verify', () => {
     expect(fixture.prompt('1', 1)).toContain(failing);
     expect(fixture.status()).toEqual([]);
   });
+});
 
+describe('the loop with verify commands', () => {
   it('puts the verify failure into the next prompt and accepts once the check passes', async () => {
-    fixture = new RunFixture(CHANGE, stories(1));
+    fixture = new LoopHarness(CHANGE, stories(1));
     const f = fixture;
     const check = path.join(f.scratch, 'check.mjs');
     writeFileSync(
@@ -68,13 +71,13 @@ describe('ralphtool run --verify', () => {
       ],
     });
     const verify = `${NODE} ${quote(check)}`;
-    const result = await f.run(['--json', '--max-retries', '1', '--verify', verify]);
+    const result = await f.run({ maxRetries: 1, verify: [verify], completion: 'keep' });
     expect(result.exitCode).toBe(0);
     const events = result.events();
     const failure = single(events, 'attempt.failed');
     expect(failure).toMatchObject({ attempt: 1, kind: 'verify-failed' });
-    expect(String(failure.reason)).toContain('code 4');
-    expect(String(failure.reason)).toContain('src/marker.txt must say ok');
+    expect(failure.reason).toContain('code 4');
+    expect(failure.reason).toContain('src/marker.txt must say ok');
 
     const retry = f.prompt('1', 2);
     expect(retry).toContain('## Previous Attempt Failed');

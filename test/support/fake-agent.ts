@@ -3,9 +3,7 @@ import path from 'node:path';
 /** The scriptable fake agent (see its header for the scenario format). */
 export const FAKE_AGENT = path.resolve('test/fixtures/agents/fake-agent.mjs');
 
-export type Step = Record<string, unknown>;
-/** `{ "<story>-<attempt>" | "<story>-*" | "*": [action…] }` */
-export type Scenario = Record<string, Step[]>;
+export type { Scenario, Step } from './fake-agent-script.mjs';
 
 /** Quotes a word for `--agent-command` / `--verify`, which are split into words like a shell would. */
 export function quote(word: string): string {

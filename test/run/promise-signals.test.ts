@@ -1,33 +1,32 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ofType, RunFixture, single, stories } from './helpers.js';
+import { LoopHarness } from '../support/loop-harness.js';
+import { ofType, single, stories } from './helpers.js';
 
 const CHANGE = 'signal-rules';
 const COMPLETE = '<promise>COMPLETE</promise>';
 
-let fixture: RunFixture | undefined;
+let fixture: LoopHarness | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
 
-describe('ralphtool run: which signals count', () => {
+describe('the loop: which signals count', () => {
   it('does not count the COMPLETE of the prompt echoed back by the agent', async () => {
-    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
       // Tasks ticked, so counting the echoed COMPLETE would accept the story.
       '1-1': [{ tick: 'all' }, { echoPrompt: true }],
     });
-    const result = await fixture.run(['--json', '--max-retries', '0']);
+    const result = await fixture.run({ maxRetries: 0, completion: 'keep' });
     expect(result.exitCode).toBe(3);
     const events = result.events();
     // The echo did reach ralphtool as the agent's own output.
-    expect(
-      events.some((e) => e.type === 'agent.message' && String(e.text).includes(COMPLETE)),
-    ).toBe(true);
+    expect(events.some((e) => e.type === 'agent.message' && e.text.includes(COMPLETE))).toBe(true);
     expect(single(events, 'attempt.failed')).toMatchObject({ attempt: 1, kind: 'no-signal' });
   });
 
   it('takes the last signal of the final answer and tolerates whitespace in the tags', async () => {
-    fixture = new RunFixture(CHANGE, stories(2)).scenario({
+    fixture = new LoopHarness(CHANGE, stories(2)).scenario({
       '1-1': [{ tick: 'all' }, { say: COMPLETE }, { signal: 'FAILED: changed my mind' }],
       '1-2': [
         { tick: 'all' },
@@ -36,7 +35,7 @@ describe('ralphtool run: which signals count', () => {
       ],
       '2-1': [{ tick: 'all' }, { say: '< promise >  COMPLETE \t</ promise >' }],
     });
-    const result = await fixture.run(['--json', '--max-retries', '1']);
+    const result = await fixture.run({ maxRetries: 1, completion: 'keep' });
     expect(result.exitCode).toBe(0);
     const events = result.events();
     expect(single(events, 'attempt.failed')).toMatchObject({
@@ -53,7 +52,7 @@ describe('ralphtool run: which signals count', () => {
 
   it('counts the agent’s own COMPLETE line even when the prompt quotes that exact line', async () => {
     // The learnings (shown in the next prompt) hold the bare signal on a line of its own.
-    fixture = new RunFixture(CHANGE, stories(1));
+    fixture = new LoopHarness(CHANGE, stories(1));
     const f = fixture;
     f.scenario({
       '1-1': [
@@ -62,14 +61,14 @@ describe('ralphtool run: which signals count', () => {
       ],
       '1-2': [{ tick: 'all' }, { say: 'Done.' }, { signal: 'COMPLETE' }],
     });
-    const result = await f.run(['--json', '--max-retries', '1']);
+    const result = await f.run({ maxRetries: 1, completion: 'keep' });
     expect(f.prompt('1', 2).split('\n')).toContain(COMPLETE);
     expect(ofType(result.events(), 'attempt.failed').map((e) => e.kind)).toEqual(['failed-signal']);
     expect(result.exitCode).toBe(0);
   });
 
   it('claude stream: a COMPLETE inside a tool result does not count, the result text does', async () => {
-    fixture = new RunFixture(CHANGE, stories(1));
+    fixture = new LoopHarness(CHANGE, stories(1));
     const f = fixture;
     f.scenario({
       '1-1': [
@@ -81,15 +80,7 @@ describe('ralphtool run: which signals count', () => {
       ],
       '1-2': [{ tick: 'all' }, { say: `All ticked.\n${COMPLETE}` }],
     });
-    const result = await f.run(['--json', '--max-retries', '1', '--agent', 'claude'], {
-      agent: false,
-      env: {
-        RALPHTOOL_CLAUDE_BIN: f.agentWrapper(),
-        FAKE_AGENT_FORMAT: 'claude',
-        IS_SANDBOX: '1',
-      },
-    });
-    expect(result.stderr).toBe('');
+    const result = await f.run({ maxRetries: 1, format: 'claude', completion: 'keep' });
     expect(result.exitCode).toBe(0);
     const events = result.events();
     expect(single(events, 'run.started')).toMatchObject({ agent: 'claude' });

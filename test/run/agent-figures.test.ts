@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { LoopHarness } from '../support/loop-harness.js';
+import { ofType, single, stories, succeed } from './helpers.js';
+
+const CHANGE = 'agent-figures';
+
+let fixture: LoopHarness | undefined;
+afterEach(() => {
+  fixture?.remove();
+  fixture = undefined;
+});
+
+// The fake agent's claude result costs $0.0125 with 1200 in, 250 out, 4500 cache-read and
+// 300 cache-write tokens; its codex turn has 1200 in (200 of them cached) and 300 out.
+describe('the loop: cost and tokens come from the agent’s result', () => {
+  it('adds a failed attempt’s cost to its story and to the run (claude stream)', async () => {
+    fixture = new LoopHarness(CHANGE, stories(2)).scenario({
+      '1-1': [{ write: 'src/a.txt', content: 'a\n' }, { signal: 'FAILED: not yet' }],
+      '1-2': succeed('src/a.txt', 'a\n'),
+      '2-1': succeed('src/b.txt', 'b\n'),
+    });
+    const f = fixture;
+    const result = await f.run({ maxRetries: 1, format: 'claude', completion: 'keep' });
+    expect(result.exitCode).toBe(0);
+    const events = result.events();
+
+    const results = ofType(events, 'agent.result');
+    expect(results.map((e) => [e.storyId, e.attempt])).toEqual([
+      ['1', 1],
+      ['1', 2],
+      ['2', 1],
+    ]);
+    for (const e of results) {
+      expect(e).toMatchObject({
+        tokens: { input: 1200, output: 250, cacheRead: 4500, cacheWrite: 300 },
+        costUsd: 0.0125,
+        durationMs: 1234,
+        isError: false,
+      });
+    }
+    const completed = ofType(events, 'story.completed');
+    expect(completed.map((e) => [e.storyId, e.attempts])).toEqual([
+      ['1', 2],
+      ['2', 1],
+    ]);
+    expect(completed[0]?.costUsd).toBeCloseTo(0.025, 10);
+    expect(completed[1]?.costUsd).toBeCloseTo(0.0125, 10);
+    expect(single(events, 'run.finished').costUsd).toBeCloseTo(0.0375, 10);
+
+    expect(f.state()).toMatchObject({
+      costUsd: expect.closeTo(0.0375, 10) as unknown,
+      stories: {
+        '1': { attempts: 2, costUsd: expect.closeTo(0.025, 10) as unknown },
+        '2': { attempts: 1, costUsd: expect.closeTo(0.0125, 10) as unknown },
+      },
+    });
+  });
+
+  it('counts codex tokens with the cached ones apart from the input, at no known cost', async () => {
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({ '1-1': succeed('src/a.txt', 'a\n') });
+    const result = await fixture.run({ maxRetries: 0, format: 'codex', completion: 'keep' });
+    expect(result.exitCode).toBe(0);
+    const events = result.events();
+    expect(single(events, 'run.started')).toMatchObject({ agent: 'codex' });
+    expect(single(events, 'agent.result')).toMatchObject({
+      storyId: '1',
+      attempt: 1,
+      tokens: { input: 1000, output: 300, cacheRead: 200, cacheWrite: 0 },
+      costUsd: 0,
+      isError: false,
+    });
+    expect(single(events, 'story.completed')).toMatchObject({ storyId: '1', costUsd: 0 });
+    expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete', costUsd: 0 });
+  });
+});

@@ -1,0 +1,300 @@
+// The fake agent's scenario steps and output formats, in one place for both of its bodies:
+// the executable (test/fixtures/agents/fake-agent.mjs, a real process) and the in-process
+// scripted backend of the loop harness (test/support/loop-harness.ts). One scenario therefore
+// does the same thing in both; only what a body is (a process or a function) differs, and that
+// part is the caller's: stdout, stderr, exiting, being killed, hanging, ignoring SIGTERM.
+// The step format is described at the top of fake-agent.mjs.
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** The steps of one attempt: `<story>-<attempt>`, else `<story>-*`, else `*`. */
+export function stepsFor(scenario, story, attempt) {
+  return scenario[`${story}-${attempt}`] ?? scenario[`${story}-*`] ?? scenario['*'];
+}
+
+/** Writes prompt-<key>.md (appended) and invocation-<key>.json into the log folder. */
+export function recordInvocation(logDir, key, invocation) {
+  mkdirSync(logDir, { recursive: true });
+  appendFileSync(join(logDir, `prompt-${key}.md`), invocation.prompt);
+  const promptFile = invocation.promptFile;
+  writeFileSync(
+    join(logDir, `invocation-${key}.json`),
+    JSON.stringify({
+      argv: invocation.argv,
+      cwd: invocation.cwd,
+      env: Object.fromEntries(
+        Object.entries(invocation.env).filter(([k]) => k.startsWith('RALPHTOOL_')),
+      ),
+      promptFileContent:
+        promptFile && existsSync(promptFile) ? readFileSync(promptFile, 'utf8') : null,
+    }),
+  );
+}
+
+/**
+ * Plays the scenario's steps for `agent.story`/`agent.attempt` and says how the agent ended:
+ * `done` (the steps ran out), `exit` (code), `kill` (signal), `hang` (withChild), or
+ * `interrupted` (agent.interrupted() turned true between two steps).
+ */
+export async function runScenario(scenario, agent) {
+  const key = `${agent.story}-${agent.attempt}`;
+  const steps = stepsFor(scenario, agent.story, agent.attempt);
+  if (!Array.isArray(steps)) {
+    agent.stderr(`fake-agent: the scenario has no steps for ${key}, ${agent.story}-* or *\n`);
+    return { end: 'exit', code: 2 };
+  }
+  const out = createEmitter(agent);
+  if (out === null) {
+    agent.stderr(`fake-agent: unknown FAKE_AGENT_FORMAT ${agent.format}\n`);
+    return { end: 'exit', code: 2 };
+  }
+  out.start();
+  for (const step of steps) {
+    if (agent.interrupted()) return { end: 'interrupted' };
+    if (step.exit !== undefined) {
+      out.end();
+      return { end: 'exit', code: step.exit };
+    }
+    if (step.kill !== undefined) return { end: 'kill', signal: step.kill };
+    if (step.hang) return { end: 'hang', withChild: step.withChild === true };
+    if (!(await perform(step, agent, out))) {
+      agent.stderr(`fake-agent: unknown action ${JSON.stringify(step)}\n`);
+      return { end: 'exit', code: 2 };
+    }
+  }
+  out.end();
+  return { end: 'done' };
+}
+
+/** Performs one step that does not end the agent; false for an unknown one. */
+async function perform(step, agent, out) {
+  const at = (file) => resolve(agent.cwd, file);
+  if (step.write !== undefined) {
+    mkdirSync(dirname(at(step.write)), { recursive: true });
+    writeFileSync(at(step.write), step.content ?? '');
+    out.tool('Write', { file_path: step.write, content: step.content ?? '' }, 'File written');
+  } else if (step.append !== undefined) {
+    mkdirSync(dirname(at(step.append)), { recursive: true });
+    appendFileSync(at(step.append), step.content ?? '');
+    out.tool('Edit', { file_path: step.append }, 'File updated');
+  } else if (step.delete !== undefined) {
+    rmSync(at(step.delete), { recursive: true, force: true });
+    out.tool('Bash', { command: `rm -rf ${step.delete}` }, '');
+  } else if (step.mkdir !== undefined) {
+    mkdirSync(at(step.mkdir), { recursive: true });
+    out.tool('Bash', { command: `mkdir -p ${step.mkdir}` }, '');
+  } else if (step.tick !== undefined) {
+    const path = join('openspec', 'changes', agent.change, 'tasks.md');
+    writeFileSync(at(path), tickTasks(readFileSync(at(path), 'utf8'), step.tick, agent.story));
+    out.tool('Edit', { file_path: path }, 'Tasks ticked');
+  } else if (step.say !== undefined) {
+    out.say(step.say);
+  } else if (step.signal !== undefined) {
+    out.say(`<promise>${step.signal}</promise>`);
+  } else if (step.stderr !== undefined) {
+    agent.stderr(`${step.stderr}\n`);
+  } else if (step.raw !== undefined) {
+    agent.stdout(`${step.raw}\n`);
+  } else if (step.isError !== undefined) {
+    out.failWith(typeof step.isError === 'string' ? step.isError : 'fake agent error');
+  } else if (step.ignoreTerm) {
+    agent.ignoreTerm();
+  } else if (step.sleep !== undefined) {
+    await agent.sleep(step.sleep);
+  } else if (step.git !== undefined) {
+    let output;
+    try {
+      output = execFileSync('git', step.git, {
+        cwd: agent.cwd,
+        env: agent.env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      output = String(error.stderr ?? error.message);
+      agent.stderr(output);
+    }
+    out.tool('Bash', { command: ['git', ...step.git].join(' ') }, output);
+  } else if (step.flood !== undefined) {
+    await flood(agent, step.flood, step.lineBytes ?? 1024);
+  } else if (step.echoPrompt) {
+    out.echo(agent.prompt);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/** Checks the boxes of the given task ids, or of every task of `story` for "all". */
+export function tickTasks(text, which, story) {
+  const wanted = (id) => (which === 'all' ? id.startsWith(`${story}.`) : which.includes(id));
+  return text
+    .split('\n')
+    .map((line) => {
+      const m = /^(\s*(?:[-*+]|\d+[.)])\s+\[)[ ](\]\s+)(\S+)(.*)$/.exec(line);
+      if (!m) return line;
+      const id = m[3].replace(/[.:]$/, '');
+      return wanted(id) ? `${m[1]}x${m[2]}${m[3]}${m[4]}` : line;
+    })
+    .join('\n');
+}
+
+/** Writes the agent's side of the conversation in its format; null for an unknown format. */
+function createEmitter(agent) {
+  const session = 'fake-session';
+  let lastText = '';
+  let turns = 0;
+  let error = null;
+  let n = 0;
+  const line = (obj) => agent.stdout(`${JSON.stringify(obj)}\n`);
+  const assistant = (block) => {
+    turns += 1;
+    line({
+      type: 'assistant',
+      message: {
+        id: `msg_${++n}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'fake',
+        content: [block],
+      },
+      parent_tool_use_id: null,
+      session_id: session,
+    });
+  };
+  const item = (type, fields) => line({ type, item: { id: `item_${n++}`, ...fields } });
+  const plain = {
+    start() {},
+    say(text) {
+      lastText = text;
+      agent.stdout(`${text}\n`);
+    },
+    tool() {},
+    echo(text) {
+      agent.stdout(text.endsWith('\n') ? text : `${text}\n`);
+    },
+    failWith(message) {
+      error = message;
+    },
+    end() {},
+  };
+  if (agent.format === 'plain') return plain;
+  if (agent.format === 'claude') {
+    return {
+      ...plain,
+      start() {
+        line({
+          type: 'system',
+          subtype: 'init',
+          cwd: agent.cwd,
+          session_id: session,
+          model: 'fake',
+        });
+      },
+      say(text) {
+        lastText = text;
+        assistant({ type: 'text', text });
+      },
+      tool(name, input, result) {
+        const id = `toolu_${n + 1}`;
+        assistant({ type: 'tool_use', id, name, input });
+        line({
+          type: 'user',
+          message: {
+            role: 'user',
+            content: [{ tool_use_id: id, type: 'tool_result', content: result }],
+          },
+          parent_tool_use_id: null,
+          session_id: session,
+        });
+      },
+      echo(text) {
+        this.tool('Read', { file_path: agent.promptFile ?? 'prompt.md' }, text);
+      },
+      end() {
+        line({
+          type: 'result',
+          subtype: 'success',
+          is_error: error !== null,
+          duration_ms: 1234,
+          duration_api_ms: 1000,
+          num_turns: turns,
+          result: error ?? lastText,
+          session_id: session,
+          total_cost_usd: 0.0125,
+          usage: {
+            input_tokens: 1200,
+            cache_creation_input_tokens: 300,
+            cache_read_input_tokens: 4500,
+            output_tokens: 250,
+          },
+        });
+      },
+    };
+  }
+  if (agent.format === 'codex') {
+    return {
+      ...plain,
+      start() {
+        line({ type: 'thread.started', thread_id: 'fake-thread' });
+        line({ type: 'turn.started' });
+      },
+      say(text) {
+        lastText = text;
+        item('item.completed', { type: 'agent_message', text });
+      },
+      tool(name, input, result) {
+        if (input.file_path !== undefined) {
+          const changes = [{ path: input.file_path, kind: name === 'Write' ? 'add' : 'update' }];
+          item('item.completed', { type: 'file_change', changes, status: 'completed' });
+          return;
+        }
+        const id = `item_${n++}`;
+        const command = input.command ?? name;
+        line({
+          type: 'item.started',
+          item: { id, type: 'command_execution', command, status: 'in_progress' },
+        });
+        line({
+          type: 'item.completed',
+          item: {
+            id,
+            type: 'command_execution',
+            command,
+            aggregated_output: result,
+            exit_code: 0,
+            status: 'completed',
+          },
+        });
+      },
+      echo(text) {
+        this.tool('Bash', { command: 'cat "$RALPHTOOL_PROMPT_FILE"' }, text);
+      },
+      end() {
+        if (error !== null) line({ type: 'turn.failed', error: { message: error } });
+        else
+          line({
+            type: 'turn.completed',
+            usage: { input_tokens: 1200, cached_input_tokens: 200, output_tokens: 300 },
+          });
+      },
+    };
+  }
+  return null;
+}
+
+/** `bytes` of output in lines of `lineBytes`, waiting for stdout whenever it is backed up. */
+async function flood(agent, bytes, lineBytes) {
+  const lineText = `${'x'.repeat(Math.max(0, lineBytes - 1))}\n`;
+  for (let sent = 0; sent < bytes; sent += lineText.length) {
+    if (!agent.stdout(lineText)) await agent.drained();
+  }
+}
