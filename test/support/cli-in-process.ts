@@ -25,7 +25,7 @@ export async function runCliInProcess(
   delete env.FORCE_COLOR;
   const stdout = collector();
   const stderr = collector();
-  const exitCode = await runProgram(args, {
+  const { exitCode } = await runProgram(args, {
     cwd: options.cwd,
     env,
     stdout: stdout.stream,

@@ -52,6 +52,7 @@ export class LoopHarness extends LoopFixture {
       model: null,
       maxRetries: request.maxRetries ?? DEFAULT_RUN_OPTIONS.maxRetries,
       commandTimeoutMs: DEFAULT_RUN_OPTIONS.commandTimeoutMs,
+      verifyTimeoutMs: DEFAULT_RUN_OPTIONS.verifyTimeoutMs,
       agentTimeoutMs: DEFAULT_RUN_OPTIONS.agentTimeoutMs,
       idleTimeoutMs: DEFAULT_RUN_OPTIONS.idleTimeoutMs,
       verify: request.verify ?? [],
