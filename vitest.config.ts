@@ -10,8 +10,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Vitest would pick one worker on 2 cores; most of a test's time is spent waiting on git,
-    // agents and terminals, so two files at once use the machine better (measured in README).
-    maxWorkers: 2,
+    // Vitest would pick one worker on 2 cores. Measured on 2 cores (docs/architecture.md,
+    // "Tests"): 1 worker 5m52s, 2 workers 2m58s, 3 workers 2m39s, 4 workers 2m41s: a test spends
+    // part of its time waiting on git, agents and terminals, but past 3 the cores are full.
+    maxWorkers: 3,
   },
 });

@@ -37,6 +37,10 @@ function oddWorld(): FaultWorld {
   w.write('weird\nname.txt', 'newline\n');
   symlinkSync('docs/stable.md', path.join(w.dir, 'link-to-stable'));
   chmodSync(path.join(w.dir, 'docs/stable.md'), 0o755);
+  // Random bytes do not compress: the test repository stores objects as they are, so the
+  // 100 MB file costs disk writes, not seconds of zlib (ralphtool never sets compression).
+  w.git('config', 'core.looseCompression', '0');
+  w.git('config', 'core.compression', '0');
   w.write('big/blob.bin', randomBytes(BIG));
   w.rebaseline();
   return w;
