@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './vitest.sequencer.js';
 import { SLOW_TESTS } from './vitest.tiers.js';
 
 export default defineConfig({
@@ -14,5 +15,6 @@ export default defineConfig({
     // "Tests"): 1 worker 5m52s, 2 workers 2m58s, 3 workers 2m39s, 4 workers 2m41s: a test spends
     // part of its time waiting on git, agents and terminals, but past 3 the cores are full.
     maxWorkers: 3,
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });
