@@ -1,3 +1,5 @@
+import type { TokenUsage } from '../core/events.js';
+
 /** What every agent backend reports, whatever its vendor's stream looks like. */
 export type AgentEvent =
   | { type: 'message'; text: string }
@@ -12,13 +14,6 @@ export type AgentEvent =
       text: string;
     }
   | { type: 'error'; message: string; fatal: boolean };
-
-export interface TokenUsage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
 
 export interface AttemptRequest {
   prompt: string;
