@@ -6,6 +6,7 @@ import { RuntimeError } from '../../src/core/errors.js';
 import { execProgram } from '../../src/process/exec.js';
 import { listChanges, readChange } from '../../src/openspec/changes.js';
 import { parseTasks } from '../../src/openspec/tasks.js';
+import { CLI_PATH } from '../support/cli.js';
 import { makeTempDir, removeTempDir, writeTree } from './helpers.js';
 
 let dir = '';
@@ -171,12 +172,21 @@ describe('unreadable change files', () => {
     await expect(readChange(dir, 'fifo')).rejects.toThrow(/tasks\.md: it is not a regular file/);
   });
 
-  it.skipIf(process.getuid?.() === 0)('names a tasks.md it has no permission to read', async () => {
+  it('names a tasks.md it has no permission to read', async () => {
     dir = await makeTempDir();
     await writeTree(dir, { 'openspec/changes/locked/tasks.md': '- [ ] a' });
     await execProgram('chmod', ['000', join(dir, 'openspec/changes/locked/tasks.md')], {
       cwd: dir,
     });
-    await expect(readChange(dir, 'locked')).rejects.toThrow(/locked\/tasks\.md: permission denied/);
+    // Root reads any file: without the two capabilities that let it, the refusal is real for
+    // root too (CI runs as root), so the test runs everywhere instead of being skipped.
+    const cli = [process.execPath, CLI_PATH, 'show', 'locked'];
+    const [program = '', ...args] =
+      process.getuid?.() === 0
+        ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search', '--', ...cli]
+        : cli;
+    const shown = await execProgram(program, args, { cwd: dir, reject: false });
+    expect(shown.exitCode).toBe(1);
+    expect(shown.stderr).toMatch(/locked\/tasks\.md: permission denied/);
   });
 });
