@@ -54,7 +54,7 @@ async function checkoutOriginal(g: RunGit, state: RunState): Promise<void> {
   }
   if ((await branchSha(g.ctx, original.name)) === null) {
     throw new RuntimeError(
-      `your original branch ${original.name} no longer exists: recreate it (\`git branch ${original.name} ${state.originalSha ?? '<commit>'}\`) and run \`ralphtool finish ${g.change} --cleanup\` again, or use --keep`,
+      `your original branch ${original.name} no longer exists: recreate it (\`git branch ${original.name} ${state.originalSha ?? '<commit>'}\`) and run \`ralphtool finish ${g.change} --cleanup\` again`,
     );
   }
   await git(g.ctx, ['checkout', '-q', original.name, '--'], {

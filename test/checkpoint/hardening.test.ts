@@ -239,6 +239,31 @@ describe('interrupted sequences', () => {
     expect(again.state.status).toBe('active');
   });
 
+  it('a cleanup whose original branch was deleted gives only a way out that works', async () => {
+    const r = repo();
+    const mainSha = r.git('rev-parse', 'main');
+    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    r.write('story.txt', 'story\n');
+    await run.acceptStory('1', NO_FIGURES);
+    r.git('branch', '-D', 'main');
+
+    const failed = await run.cleanup().catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(RuntimeError);
+    const message = (failed as Error).message;
+    expect(message).toContain(`recreate it (\`git branch main ${mainSha}\`)`);
+    // Keeping is refused while the cleanup is under way, so it must not be offered.
+    expect(message).not.toContain('--keep');
+    await expect((await open(r)).keep()).rejects.toThrow(/finish add-auth --cleanup/);
+
+    // Following the advice ends the run.
+    r.git('branch', 'main', mainSha);
+    const reopened = await open(r);
+    await reopened.cleanup();
+    expect(reopened.state).toMatchObject({ status: 'finished', choice: 'cleanup', step: null });
+    expect(r.git('symbolic-ref', '--short', 'HEAD')).toBe('main');
+    expect(r.read('story.txt')).toBe('story\n');
+  });
+
   it('a cleanup whose work conflicts with new commits on the original branch says how to finish it', async () => {
     const r = repo();
     r.write('shared.txt', 'base\n');
