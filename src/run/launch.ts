@@ -10,7 +10,7 @@ import { changePaths, readChange } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
 import { ensureLearningsFile } from './learnings.js';
 import type { RunOptions } from './options.js';
-import { runLoop, type ChooseCompletion } from './orchestrator.js';
+import { runLoop, type ChooseCompletion, type LoopDeps, type LoopResult } from './orchestrator.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
 import { promptPaths, storiesReader, verifyPlan } from './setup.js';
@@ -73,31 +73,43 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
           })
         : await reopen(specRoot, req.change, options, hooks.notice);
     hooks.onRun?.(run);
-    // Read after a resume's repair: the change is read from the checkpoint, not the user's branch.
-    const change = await readChange(specRoot, req.change);
-    await ensureLearningsFile(run.paths.learnings);
-    const result = await runLoop(
-      {
-        repoRoot: run.repo.root,
-        change,
-        paths: promptPaths(run.repo.root, specRoot, change),
-        options,
-        verify: verifyPlan(options.verify, [run.repo.root, specRoot]),
-        rereadStories: storiesReader(specRoot, change.name),
-      },
-      {
-        run,
-        backend,
-        emit: hooks.emit,
-        chooseCompletion: hooks.chooseCompletion,
-        stop: hooks.stop,
-      },
-    );
+    const result = await driveLoop(specRoot, req.change, options, {
+      run,
+      backend,
+      emit: hooks.emit,
+      chooseCompletion: hooks.chooseCompletion,
+      stop: hooks.stop,
+    });
     return result.exitCode;
   } finally {
     await locks.release();
     await locks.forgetIfUnused();
   }
+}
+
+/**
+ * The loop on a recorded run: reads the change (after a resume's repair, so from the
+ * checkpoint, not the user's branch), makes sure the learnings file exists, and runs it.
+ */
+export async function driveLoop(
+  specRoot: string,
+  changeName: string,
+  options: RunOptions,
+  deps: LoopDeps,
+): Promise<LoopResult> {
+  const change = await readChange(specRoot, changeName);
+  await ensureLearningsFile(deps.run.paths.learnings);
+  return runLoop(
+    {
+      repoRoot: deps.run.repo.root,
+      change,
+      paths: promptPaths(deps.run.repo.root, specRoot, change),
+      options,
+      verify: verifyPlan(options.verify, [deps.run.repo.root, specRoot]),
+      rereadStories: storiesReader(specRoot, change.name),
+    },
+    deps,
+  );
 }
 
 function hasWorkLeft(change: Change, specRoot: string, notice: (message: string) => void): boolean {

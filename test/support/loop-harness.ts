@@ -1,11 +1,9 @@
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../src/core/events.js';
 import { startRun } from '../../src/checkpoint/index.js';
-import { readChange } from '../../src/openspec/changes.js';
 import { findOpenSpecRoot } from '../../src/openspec/root.js';
-import { ensureLearningsFile } from '../../src/run/learnings.js';
 import { DEFAULT_RUN_OPTIONS } from '../../src/run/options.js';
-import { runLoop, type LoopSetup } from '../../src/run/orchestrator.js';
-import { promptPaths, storiesReader, verifyPlan } from '../../src/run/setup.js';
+import { driveLoop } from '../../src/run/launch.js';
+import type { LoopSetup } from '../../src/run/orchestrator.js';
 import type { AgentFormat } from './fake-agent-script.mjs';
 import { LoopFixture } from './loop-fixture.js';
 import { AGENT_OF_FORMAT, createScriptedAgent } from './scripted-agent.js';
@@ -64,43 +62,31 @@ export class LoopHarness extends LoopFixture {
     const asked: RunOutcome[] = [];
     const stop = new AbortController();
 
-    // As launchRun: start the recorded run, then read the change from the checkpoint.
+    // As launchRun: start the recorded run, then drive the loop on it.
     const specRoot = findOpenSpecRoot(this.dir);
     const run = await startRun({
       cwd: specRoot,
       change: this.change,
       timeoutMs: options.commandTimeoutMs,
     });
-    const change = await readChange(specRoot, this.change);
-    await ensureLearningsFile(run.paths.learnings);
-    const result = await runLoop(
-      {
-        repoRoot: run.repo.root,
-        change,
-        paths: promptPaths(run.repo.root, specRoot, change),
-        options,
-        verify: verifyPlan(options.verify, [run.repo.root, specRoot]),
-        rereadStories: storiesReader(specRoot, change.name),
+    const result = await driveLoop(specRoot, this.change, options, {
+      run,
+      backend: createScriptedAgent({
+        scenarioFile: this.scenarioFile,
+        logDir: this.logDir,
+        format,
+        stoppable: request.stopWhen !== undefined,
+      }),
+      emit: (event) => {
+        events.push(event);
+        if (request.stopWhen?.(event) === true) stop.abort();
       },
-      {
-        run,
-        backend: createScriptedAgent({
-          scenarioFile: this.scenarioFile,
-          logDir: this.logDir,
-          format,
-          stoppable: request.stopWhen !== undefined,
-        }),
-        emit: (event) => {
-          events.push(event);
-          if (request.stopWhen?.(event) === true) stop.abort();
-        },
-        chooseCompletion: (outcome) => {
-          asked.push(outcome);
-          return Promise.resolve(request.completion === 'unanswered' ? null : request.completion);
-        },
-        stop: stop.signal,
+      chooseCompletion: (outcome) => {
+        asked.push(outcome);
+        return Promise.resolve(request.completion === 'unanswered' ? null : request.completion);
       },
-    );
+      stop: stop.signal,
+    });
     return { ...result, asked, events: () => [...events] };
   }
 }
