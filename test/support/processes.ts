@@ -1,7 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 
-/** State and process group of a process, from /proc/<pid>/stat; null when there is none. */
+/**
+ * State and process group of a process, from /proc/<pid>/stat; null when there is none.
+ * Read here, not through src/process/proc.ts: the tests' way of seeing processes must not
+ * share a bug with the code whose kills they check.
+ */
 export function procStat(pid: number): { state: string; pgrp: number } | null {
   let text: string;
   try {
