@@ -11,13 +11,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // A worker runs one file after another without a fresh process each time: measured on
-    // 2 cores, 2m36s → 2m23s. The test files keep no state between them (temporary repositories,
-    // their own env objects; the one test that sets process.env puts it back).
+    // A worker runs one file after another without a fresh process each time (2m36s → 2m23s on
+    // 2 cores). The test files keep no state between them: temporary repositories, their own env
+    // objects; the one test that sets process.env puts it back.
     isolate: false,
-    // Vitest would pick one worker on 2 cores. Measured on 2 cores (docs/architecture.md,
-    // "Tests"): 1 worker 5m52s, 2 workers 2m58s, 3 workers 2m39s, 4 workers 2m41s: a test spends
-    // part of its time waiting on git, agents and terminals, but past 3 the cores are full.
+    // Vitest would pick one worker on 2 cores. Measured there: 2 workers 2m58s, 3 workers 2m39s,
+    // 4 workers 2m41s. A test waits on git, agents and terminals for part of its time, but past
+    // 3 workers the two cores are full.
     maxWorkers: 3,
     sequence: { sequencer: SlowestFirstSequencer },
   },
