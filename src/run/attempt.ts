@@ -10,6 +10,8 @@ import { runVerifyCommands } from './verify.js';
 
 export interface AttemptPlan {
   repoRoot: string;
+  /** The environment --verify commands run with. */
+  env: NodeJS.ProcessEnv;
   change: Change;
   paths: PromptChangePaths;
   story: Story;
@@ -132,6 +134,7 @@ export async function runAttempt(
     const failure = await runVerifyCommands(
       options.verify,
       plan.repoRoot,
+      plan.env,
       options.verifyTimeoutMs,
       stop,
     );

@@ -73,7 +73,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
           })
         : await reopen(specRoot, req.change, options, hooks.notice);
     hooks.onRun?.(run);
-    const result = await driveLoop(specRoot, req.change, options, {
+    const result = await driveLoop(specRoot, req.change, options, req.env, {
       run,
       backend,
       emit: hooks.emit,
@@ -95,6 +95,7 @@ export async function driveLoop(
   specRoot: string,
   changeName: string,
   options: RunOptions,
+  env: NodeJS.ProcessEnv,
   deps: LoopDeps,
 ): Promise<LoopResult> {
   const change = await readChange(specRoot, changeName);
@@ -105,6 +106,7 @@ export async function driveLoop(
       change,
       paths: promptPaths(deps.run.repo.root, specRoot, change),
       options,
+      env,
       verify: verifyPlan(options.verify, [deps.run.repo.root, specRoot]),
       rereadStories: storiesReader(specRoot, change.name),
     },

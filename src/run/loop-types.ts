@@ -12,6 +12,8 @@ export interface LoopSetup {
   change: Change;
   paths: PromptChangePaths;
   options: RunOptions;
+  /** The environment --verify commands run with (the one the command was given). */
+  env: NodeJS.ProcessEnv;
   verify: { commands: readonly string[]; inferred: boolean };
   /** Re-reads the change's stories from tasks.md; null when it cannot be read. */
   rereadStories: () => Promise<Story[] | null>;

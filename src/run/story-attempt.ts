@@ -94,6 +94,7 @@ async function runAgentAttempt(
     return await runAttempt(
       {
         repoRoot: setup.repoRoot,
+        env: setup.env,
         change: setup.change,
         paths: setup.paths,
         story,

@@ -17,13 +17,20 @@ export interface VerifyFailure {
 export async function runVerifyCommands(
   commands: readonly string[],
   cwd: string,
+  env: NodeJS.ProcessEnv,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<VerifyFailure | null> {
   for (const command of commands) {
     const [program, ...args] = splitCommandLine(command, '--verify');
     if (program === undefined) continue;
-    const result = await execProgram(program, args, { cwd, timeoutMs, signal, reject: false });
+    const result = await execProgram(program, args, {
+      cwd,
+      baseEnv: env,
+      timeoutMs,
+      signal,
+      reject: false,
+    });
     if (signal.aborted) return null;
     if (result.exitCode === 0) continue;
     const how = result.timedOut

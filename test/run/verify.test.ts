@@ -86,4 +86,22 @@ describe('the loop with verify commands', () => {
     expect(f.git('show', `ralph/${CHANGE}:src/marker.txt`)).toBe('ok\n');
     expect(f.git('show', `refs/ralphtool/${CHANGE}/attempts/1-1:src/marker.txt`)).toBe('not yet\n');
   });
+
+  it('runs the verify commands with the environment the command was given', async () => {
+    fixture = new LoopHarness(CHANGE, stories(1));
+    const f = fixture;
+    f.scenario({
+      '1-1': [{ write: 'src/done.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+    });
+    expect(process.env.RALPHTOOL_VERIFY_MARK).toBeUndefined();
+    const verify = `${NODE} -e "process.exit(process.env.RALPHTOOL_VERIFY_MARK === 'given' ? 0 : 7)"`;
+    const result = await f.run({
+      maxRetries: 0,
+      verify: [verify],
+      completion: 'keep',
+      env: { ...process.env, RALPHTOOL_VERIFY_MARK: 'given' },
+    });
+    expect(ofType(result.events(), 'attempt.failed')).toEqual([]);
+    expect(result.exitCode).toBe(0);
+  });
 });

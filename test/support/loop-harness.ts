@@ -21,6 +21,8 @@ export interface LoopRunRequest {
   format?: AgentFormat;
   /** Asks the loop to stop (as Ctrl-C does) right after the first event this accepts. */
   stopWhen?: (event: RunEvent) => boolean;
+  /** The environment the command was given (default: the test process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface LoopRun {
@@ -69,7 +71,7 @@ export class LoopHarness extends LoopFixture {
       change: this.change,
       timeoutMs: options.commandTimeoutMs,
     });
-    const result = await driveLoop(specRoot, this.change, options, {
+    const result = await driveLoop(specRoot, this.change, options, request.env ?? process.env, {
       run,
       backend: createScriptedAgent({
         scenarioFile: this.scenarioFile,
