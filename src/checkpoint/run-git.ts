@@ -20,6 +20,8 @@ export interface RunGit {
 export interface EngineOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The environment git starts from (RunLocation's). */
+  baseEnv: NodeJS.ProcessEnv;
   env?: Record<string, string | undefined>;
 }
 
@@ -29,6 +31,7 @@ export function engineContext(repo: RepoLocation, opts: EngineOptions): GitConte
     cwd: repo.root,
     timeoutMs: opts.timeoutMs,
     config: ENGINE_CONFIG,
+    baseEnv: opts.baseEnv,
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.env ? { env: opts.env } : {}),
   };
@@ -63,6 +66,7 @@ export async function locateRun(opts: RunLocation & CallOptions): Promise<Locate
   const change = assertValidChangeName(opts.change);
   const engine: EngineOptions = {
     timeoutMs: opts.timeoutMs,
+    baseEnv: opts.baseEnv,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   };

@@ -5,7 +5,9 @@ export interface RunLocation {
   change: string;
   /** Limit for each git command (`--command-timeout`), in milliseconds. */
   timeoutMs: number;
-  /** Extra environment for git (e.g. HOME); mostly for tests. */
+  /** The environment git starts from: the command's, from CommandIO. */
+  baseEnv: NodeJS.ProcessEnv;
+  /** Extra environment for git (e.g. HOME), laid over `baseEnv`; mostly for tests. */
   env?: Record<string, string | undefined>;
 }
 

@@ -100,7 +100,10 @@ export function createUiController(
     changedFiles: async (finished) => {
       const run = runs.get(finished.change);
       const original = run?.state.originalSha ?? null;
-      return changedFilesSince({ cwd, timeoutMs: options.commandTimeoutMs }, original);
+      return changedFilesSince(
+        { cwd, timeoutMs: options.commandTimeoutMs, baseEnv: env },
+        original,
+      );
     },
     stopActive: () => active?.stop(),
     /** Whether the user quit at once (q three times) while a run was live. */

@@ -118,6 +118,8 @@ async function runTests(
   say(`Running ${shown}`);
   const result = await execProgram(process.execPath, ['--test', ...step.files], {
     cwd: ctx.root,
+    // A program of its own (its own main), so it starts from its own environment.
+    baseEnv: process.env,
     // A test runner above this process must not make `node --test` report to it instead.
     env: { NODE_TEST_CONTEXT: undefined },
     timeoutMs: TEST_TIMEOUT_MS,

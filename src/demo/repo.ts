@@ -24,6 +24,8 @@ const LOCAL_CONFIG: readonly (readonly [string, string])[] = [
  */
 export async function createDemoRepo(opts: {
   timeoutMs: number;
+  /** The environment git starts from: the command's. */
+  baseEnv: NodeJS.ProcessEnv;
   /** Where the temporary folder is made (default: the OS temp folder). */
   parent?: string;
 }): Promise<DemoRepo> {
@@ -39,6 +41,7 @@ export async function createDemoRepo(opts: {
     const ctx: GitContext = {
       cwd: dir,
       timeoutMs: opts.timeoutMs,
+      baseEnv: opts.baseEnv,
       config: ENGINE_CONFIG,
     };
     await git(ctx, ['init', '-q']);

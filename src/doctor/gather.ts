@@ -25,7 +25,7 @@ export interface GatherOptions {
 
 /** Looks at the machine and the directory without changing anything. */
 export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
-  const ctx: GitContext = { cwd: opts.cwd, timeoutMs: opts.timeoutMs };
+  const ctx: GitContext = { cwd: opts.cwd, timeoutMs: opts.timeoutMs, baseEnv: opts.env };
   const [gitFacts, claude, codex] = await Promise.all([
     gitVersion(ctx),
     programFacts(vendorProgram('claude', opts.env), opts),
@@ -85,7 +85,7 @@ async function repoFacts(ctx: GitContext): Promise<RepoFacts | null> {
     head: await headPosition(top),
     changedFiles: (await statusEntries(top, { readOnly: true })).length,
     operations: await operationsInProgress(repo.gitDir),
-    runs: await collectRunStatuses(repo, specRel, ctx.timeoutMs),
+    runs: await collectRunStatuses(repo, specRel, ctx.timeoutMs, ctx.baseEnv),
   };
 }
 

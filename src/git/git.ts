@@ -10,6 +10,8 @@ export interface GitContext {
   /** Limit for each git command (the `--command-timeout` option), in milliseconds. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The environment git starts from: the command's, from CommandIO. */
+  baseEnv: NodeJS.ProcessEnv;
   /** Extra environment for every command of this context (e.g. HOME in tests); undefined removes. */
   env?: Record<string, string | undefined>;
   /** `key=value` settings passed as `-c` to every command of this context. */
@@ -65,6 +67,7 @@ export async function git(
   try {
     return await execProgram('git', [...config, ...args], {
       cwd: ctx.cwd,
+      baseEnv: ctx.baseEnv,
       env: gitEnvironment(ctx.env, opts.env),
       timeoutMs: ctx.timeoutMs,
       ...(ctx.signal ? { signal: ctx.signal } : {}),

@@ -5,10 +5,10 @@ import { ProcessError } from './process-error.js';
 export interface ExecOptions {
   cwd: string;
   /**
-   * The environment `env` is laid over. Defaults to ralphtool's own for now; the callers are
-   * to pass the one CommandIO gives them, so that src/process never reads process.env itself.
+   * The environment `env` is laid over: the one the command was given (CommandIO's), passed
+   * down by the caller, so that nothing below the CLI reads ralphtool's own environment.
    */
-  baseEnv?: NodeJS.ProcessEnv;
+  baseEnv: NodeJS.ProcessEnv;
   /** Variables added to (or, when undefined, removed from) `baseEnv`. */
   env?: Record<string, string | undefined>;
   /** Wall-clock limit in milliseconds; 0 or undefined = none. */
@@ -62,7 +62,7 @@ export async function execProgram(
   if (!options.signal?.aborted) {
     const child = startChild(command, args, {
       cwd: options.cwd,
-      env: buildEnv(options.baseEnv ?? process.env, options.env),
+      env: buildEnv(options.baseEnv, options.env),
       input: options.input,
       wallTimeoutMs: options.timeoutMs,
       signal: options.signal,

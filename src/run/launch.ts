@@ -60,7 +60,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     req.env,
   );
 
-  const locks = await lockSession(specRoot, req.change, options.commandTimeoutMs);
+  const locks = await lockSession(specRoot, req.change, options.commandTimeoutMs, req.env);
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
     const run =
@@ -69,9 +69,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
             cwd: specRoot,
             change: req.change,
             timeoutMs: options.commandTimeoutMs,
+            baseEnv: req.env,
             force: options.force,
           })
-        : await reopen(specRoot, req.change, options, hooks.notice);
+        : await reopen(specRoot, req.change, options, req.env, hooks.notice);
     hooks.onRun?.(run);
     const result = await driveLoop(specRoot, req.change, options, req.env, {
       run,
@@ -138,9 +139,15 @@ async function reopen(
   specRoot: string,
   change: string,
   options: RunOptions,
+  baseEnv: NodeJS.ProcessEnv,
   notice: (message: string) => void,
 ): Promise<CheckpointRun> {
-  const run = await openRun({ cwd: specRoot, change, timeoutMs: options.commandTimeoutMs });
+  const run = await openRun({
+    cwd: specRoot,
+    change,
+    timeoutMs: options.commandTimeoutMs,
+    baseEnv,
+  });
   assertResumable(run.state, 'resume');
   if (killOrphanedAgent(run.state)) notice('stopped the agent the interrupted run left running');
   await run.claim(process.pid);

@@ -28,8 +28,10 @@ export async function lockSession(
   cwd: string,
   change: string,
   timeoutMs: number,
+  /** The environment git starts from: the command's. */
+  baseEnv: NodeJS.ProcessEnv,
 ): Promise<SessionLocks> {
-  const repo = await locateRepo({ cwd, timeoutMs });
+  const repo = await locateRepo({ cwd, timeoutMs, baseEnv });
   if (!repo) throw notInRepo(cwd);
   const paths = runPaths(repo.gitCommonDir, change);
   await mkdir(paths.dir, { recursive: true });

@@ -39,6 +39,8 @@ export async function collectRunStatuses(
   repo: RepoLocation,
   specRootFromRepo: string | null,
   timeoutMs: number,
+  /** The environment git starts from: the command's. */
+  baseEnv: NodeJS.ProcessEnv,
 ): Promise<RunStatus[]> {
   let names: string[];
   try {
@@ -51,7 +53,7 @@ export async function collectRunStatuses(
   }
   const statuses: RunStatus[] = [];
   for (const change of names) {
-    const status = await statusOf(repo, change, specRootFromRepo, timeoutMs);
+    const status = await statusOf(repo, change, specRootFromRepo, timeoutMs, baseEnv);
     if (status) statuses.push(status);
   }
   return statuses;
@@ -62,6 +64,7 @@ async function statusOf(
   change: string,
   specRootFromRepo: string | null,
   timeoutMs: number,
+  baseEnv: NodeJS.ProcessEnv,
 ): Promise<RunStatus | null> {
   const paths = runPaths(repo.gitCommonDir, change);
   let state: RunState | null;
@@ -76,7 +79,7 @@ async function statusOf(
   const condition: RunCondition =
     state.status === 'finished' ? 'finished' : running ? 'running' : 'interrupted';
   const done = Object.values(state.stories).filter((s) => s.completed).length;
-  const total = await storyTotal(repo, state, specRootFromRepo, timeoutMs);
+  const total = await storyTotal(repo, state, specRootFromRepo, timeoutMs, baseEnv);
   return {
     change,
     state: condition,
@@ -137,11 +140,12 @@ async function storyTotal(
   state: RunState,
   specRootFromRepo: string | null,
   timeoutMs: number,
+  baseEnv: NodeJS.ProcessEnv,
 ): Promise<number | null> {
   if (specRootFromRepo === null || state.checkpointSha === null) return null;
   const file = path.posix.join(specRootFromRepo, 'openspec', 'changes', state.change, 'tasks.md');
   const shown = await git(
-    { cwd: repo.root, timeoutMs },
+    { cwd: repo.root, timeoutMs, baseEnv },
     ['show', `${state.checkpointSha}:${file}`],
     {
       allowFailure: true,

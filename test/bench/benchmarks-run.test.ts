@@ -8,6 +8,7 @@ const ROOT = path.resolve();
 
 async function runScript(script: string, args: readonly string[]): Promise<string> {
   const result = await execProgram(process.execPath, [path.join(ROOT, script), ...args], {
+    baseEnv: process.env,
     cwd: ROOT,
     timeoutMs: 240_000,
     reject: false,

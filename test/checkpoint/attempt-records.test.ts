@@ -5,7 +5,7 @@ import { NO_FIGURES } from '../../src/checkpoint/records.js';
 import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState, writeRunState } from '../../src/checkpoint/state.js';
 import type { RunState } from '../../src/checkpoint/state.js';
-import { makeRepo, TIMEOUT_MS } from '../git/helpers.js';
+import { makeRepo, runLocation } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 
 // What each step of the loop records in state.json, through the CheckpointRun's own methods
@@ -19,7 +19,7 @@ afterEach(() => {
 async function started(): Promise<{ r: TempRepo; run: CheckpointRun }> {
   const r = makeRepo();
   repos.push(r);
-  const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+  const run = await startRun(runLocation(r.dir, 'add-auth'));
   return { r, run };
 }
 
@@ -195,11 +195,7 @@ describe('an accept interrupted by a crash', () => {
       ...crashed.run.state,
       step: { op: 'accept', storyId: '1', figures },
     });
-    const reopened = await openRun({
-      cwd: crashed.r.dir,
-      change: 'add-auth',
-      timeoutMs: TIMEOUT_MS,
-    });
+    const reopened = await openRun(runLocation(crashed.r.dir, 'add-auth'));
     expect(await reopened.finishInterruptedStep()).toMatchObject({ op: 'accept', storyId: '1' });
 
     expect(acceptRecord(await onDisk(reopened))).toEqual(acceptRecord(await onDisk(direct.run)));
@@ -216,11 +212,7 @@ describe('an accept interrupted by a crash', () => {
       ...crashed.run.state,
       step: { op: 'accept', storyId: '1' },
     });
-    const reopened = await openRun({
-      cwd: crashed.r.dir,
-      change: 'add-auth',
-      timeoutMs: TIMEOUT_MS,
-    });
+    const reopened = await openRun(runLocation(crashed.r.dir, 'add-auth'));
     await reopened.ensureAtCheckpoint();
     expect(acceptRecord(await onDisk(reopened))).toEqual(acceptRecord(await onDisk(direct.run)));
     expect(reopened.progressOf('1')).toMatchObject({ completed: true, costUsd: 0.5 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRun } from '../../src/checkpoint/start.js';
-import { makeRepo, TIMEOUT_MS } from '../git/helpers.js';
+import { makeRepo, runLocation } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
@@ -26,7 +26,7 @@ function repoWithIgnoredFiles(): TempRepo {
 describe('an agent that force-adds ignored files', () => {
   it('revert: the ignored files it committed stay on disk, byte for byte', async () => {
     const r = repoWithIgnoredFiles();
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.git('add', '-f', '.env', 'node_modules');
     r.write('agent.txt', 'agent work\n');
     r.git('add', 'agent.txt');
@@ -44,7 +44,7 @@ describe('an agent that force-adds ignored files', () => {
 
   it('accept: the checkpoint never holds them, and they stay on disk', async () => {
     const r = repoWithIgnoredFiles();
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.git('add', '-f', '.env');
     r.write('feature.txt', 'feature\n');
     r.git('add', 'feature.txt');

@@ -7,7 +7,7 @@ import { openRun } from '../../src/checkpoint/open.js';
 import { GitError } from '../../src/git/git-error.js';
 import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState, writeRunState } from '../../src/checkpoint/state.js';
-import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
+import { makeRepo, snapshotFiles, runLocation } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
@@ -30,7 +30,7 @@ function hook(r: TempRepo, name: string, body: string): void {
   writeFileSync(path, `#!/bin/sh\n${body}\n`);
   chmodSync(path, 0o755);
 }
-const open = (r: TempRepo) => openRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+const open = (r: TempRepo) => openRun(runLocation(r.dir, 'add-auth'));
 
 describe('checkpoints whatever the repository is configured to do', () => {
   it('never runs the hooks: a failing pre-commit and others that would leave traces', async () => {
@@ -42,7 +42,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     hook(r, 'post-checkout', 'touch post-checkout-ran');
     hook(r, 'post-merge', 'touch post-merge-ran');
     hook(r, 'reference-transaction', 'exit 1');
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.write('a.txt', 'a\n');
     await run.acceptStory('1', NO_FIGURES);
     r.write('b.txt', 'b\n');
@@ -56,7 +56,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     const r = repo();
     r.git('config', 'commit.gpgsign', 'true');
     r.git('config', 'gpg.program', 'false');
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.write('a.txt', 'a\n');
     const sha = await run.acceptStory('1', NO_FIGURES);
     expect(r.git('cat-file', '-p', sha)).not.toContain('gpgsig');
@@ -66,7 +66,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
 
   it('uses the repository identity when there is one', async () => {
     const r = repo();
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     expect(r.git('log', '-1', '--format=%an <%ae>|%cn <%ce>', run.checkpointSha)).toBe(
       'Test User <test@example.com>|Test User <test@example.com>',
     );
@@ -78,7 +78,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     const r = repo({ identity: false, commit: false, env });
     r.write('a.txt', 'a\n');
     const configBefore = r.git('config', '--local', '--list');
-    const opts = { cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS, env };
+    const opts = { ...runLocation(r.dir, 'add-auth'), env };
     const run = await startRun(opts);
     r.write('b.txt', 'b\n');
     const sha = await run.acceptStory('1', NO_FIGURES);
@@ -98,7 +98,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
     const r = repo({ identity: false, commit: false, env });
     r.git('config', 'user.name', 'Only A Name');
     r.write('a.txt', 'a\n');
-    const opts = { cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS, env };
+    const opts = { ...runLocation(r.dir, 'add-auth'), env };
     const run = await startRun(opts);
     expect(r.git('log', '-1', '--format=%an <%ae>', run.checkpointSha)).toBe(
       'Only A Name <ralphtool@localhost>',
@@ -115,7 +115,7 @@ describe('checkpoints whatever the repository is configured to do', () => {
 describe('interrupted sequences', () => {
   it('leaves the step marker when git fails, and finishes the step on the next call', async () => {
     const r = repo();
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.write('a.txt', 'a\n');
     // A required clean filter that fails makes `git add` fail inside the accept sequence.
     r.git('config', 'filter.boom.clean', 'false');
@@ -141,7 +141,7 @@ describe('interrupted sequences', () => {
 
   it('reuses an accept commit made just before a crash instead of committing twice', async () => {
     const r = repo();
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     const base = run.checkpointSha;
     r.write('a.txt', 'a\n');
     const sha = await run.acceptStory('1', NO_FIGURES);
@@ -159,7 +159,7 @@ describe('interrupted sequences', () => {
   it('finishes a start interrupted before or after the "initial state" commit', async () => {
     const r = repo();
     r.write('mine.txt', 'mine\n');
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     const base = run.checkpointSha;
     const pending = {
       ...run.state,
@@ -185,7 +185,7 @@ describe('interrupted sequences', () => {
 
   it('finishes a revert interrupted after the save, keeping the saved work', async () => {
     const r = repo();
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.write('work.txt', 'work\n');
     const { savedRef } = await run.revert('1', 1);
     const saved = r.git('rev-parse', savedRef);
@@ -204,7 +204,7 @@ describe('interrupted sequences', () => {
     const r = repo();
     r.write('user.txt', 'user\n');
     const before = snapshotFiles(r.dir);
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.write('story.txt', 'story\n');
     await run.acceptStory('1', NO_FIGURES);
     const expected = { ...before, 'story.txt': snapshotFiles(r.dir)['story.txt'] };
@@ -221,7 +221,7 @@ describe('interrupted sequences', () => {
 
   it('reports a corrupt state file clearly', async () => {
     const r = repo();
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     writeFileSync(run.paths.state, '{ broken');
     const error = await open(r).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RuntimeError);
@@ -235,14 +235,14 @@ describe('interrupted sequences', () => {
     rmSync(run.paths.dir, { recursive: true });
     r.git('checkout', '-q', 'main');
     r.git('branch', '-D', 'ralph/add-auth');
-    const again = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const again = await startRun(runLocation(r.dir, 'add-auth'));
     expect(again.state.status).toBe('active');
   });
 
   it('a cleanup whose original branch was deleted gives only a way out that works', async () => {
     const r = repo();
     const mainSha = r.git('rev-parse', 'main');
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.write('story.txt', 'story\n');
     await run.acceptStory('1', NO_FIGURES);
     r.git('branch', '-D', 'main');
@@ -269,7 +269,7 @@ describe('interrupted sequences', () => {
     r.write('shared.txt', 'base\n');
     r.git('add', '-A');
     r.git('commit', '-q', '-m', 'shared');
-    const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
     r.write('shared.txt', 'from the run\n');
     await run.acceptStory('1', NO_FIGURES);
     // Meanwhile the user commits another version of the same lines on main.

@@ -6,7 +6,7 @@ import type { CheckpointRun } from '../../src/checkpoint/checkpoint.js';
 import { inspect } from '../../src/checkpoint/inspect.js';
 import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState } from '../../src/checkpoint/state.js';
-import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
+import { makeRepo, snapshotFiles, runLocation } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
@@ -21,7 +21,7 @@ async function started(
   const r = makeRepo();
   repos.push(r);
   setup?.(r);
-  const run = await startRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+  const run = await startRun(runLocation(r.dir, 'add-auth'));
   return { r, run };
 }
 
@@ -193,9 +193,7 @@ describe('revert', () => {
     await run.revert('1', 3);
     expect(existsSync(join(r.dir, '.git/BISECT_LOG'))).toBe(false);
     expect(r.git('symbolic-ref', '--short', 'HEAD')).toBe('ralph/add-auth');
-    expect(
-      (await inspect({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS })).atCheckpoint,
-    ).toBe(true);
+    expect((await inspect(runLocation(r.dir, 'add-auth'))).atCheckpoint).toBe(true);
   });
 
   it('saves files the attempt hid with .gitignore before cleaning them', async () => {
@@ -220,7 +218,7 @@ describe('ensureAtCheckpoint and inspect', () => {
     await run.startAttempt('4', 2);
     r.write('leftover.txt', 'x\n');
     r.git('checkout', '-q', '--detach');
-    const before = await inspect({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const before = await inspect(runLocation(r.dir, 'add-auth'));
     expect(before).toMatchObject({ onRunBranch: false, atCheckpoint: false, clean: false });
     expect(before.changes).toEqual([{ code: '??', path: 'leftover.txt' }]);
     const repaired = await run.ensureAtCheckpoint();
@@ -230,7 +228,7 @@ describe('ensureAtCheckpoint and inspect', () => {
       savedRef: 'refs/ralphtool/add-auth/attempts/4-2',
       fromBranch: null,
     });
-    const after = await inspect({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const after = await inspect(runLocation(r.dir, 'add-auth'));
     expect(after).toMatchObject({
       onRunBranch: true,
       atCheckpoint: true,
@@ -245,7 +243,7 @@ describe('ensureAtCheckpoint and inspect', () => {
   it('inspects a repository without a run', async () => {
     const r = makeRepo();
     repos.push(r);
-    const seen = await inspect({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const seen = await inspect(runLocation(r.dir, 'add-auth'));
     expect(seen).toMatchObject({ state: null, branchSha: null, onRunBranch: false, clean: true });
     expect(seen.head).toEqual({ kind: 'branch', name: 'main', sha: r.git('rev-parse', 'HEAD') });
   });
@@ -286,11 +284,11 @@ describe('openRun', () => {
     const { r, run } = await started();
     r.write('x.txt', 'x\n');
     await run.acceptStory('1', NO_FIGURES);
-    const reopened = await openRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+    const reopened = await openRun(runLocation(r.dir, 'add-auth'));
     expect(reopened.state).toEqual(run.state);
     expect(reopened.checkpointSha).toBe(run.checkpointSha);
-    await expect(
-      openRun({ cwd: r.dir, change: 'other-change', timeoutMs: TIMEOUT_MS }),
-    ).rejects.toThrow(/no run of other-change is recorded/);
+    await expect(openRun(runLocation(r.dir, 'other-change'))).rejects.toThrow(
+      /no run of other-change is recorded/,
+    );
   });
 });

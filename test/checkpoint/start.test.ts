@@ -6,7 +6,7 @@ import { UsageError } from '../../src/core/errors.js';
 import { openRun } from '../../src/checkpoint/open.js';
 import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState } from '../../src/checkpoint/state.js';
-import { makeRepo, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
+import { makeRepo, snapshotFiles, runLocation, TIMEOUT_MS } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
@@ -22,6 +22,7 @@ afterEach(() => {
 
 const start = (r: TempRepo, extra: { force?: boolean; change?: string } = {}) =>
   startRun({
+    baseEnv: process.env,
     cwd: r.dir,
     change: extra.change ?? 'add-auth',
     timeoutMs: TIMEOUT_MS,
@@ -152,9 +153,7 @@ describe('startRun', () => {
   it('refuses outside a git work tree', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ralphtool-norepo-'));
     try {
-      const error = await startRun({ cwd: dir, change: 'add-auth', timeoutMs: TIMEOUT_MS }).catch(
-        (e: unknown) => e,
-      );
+      const error = await startRun(runLocation(dir, 'add-auth')).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UsageError);
       expect((error as UsageError).exitCode).toBe(2);
       expect((error as Error).message).toMatch(/not inside a git work tree/);
@@ -235,12 +234,12 @@ describe('startRun', () => {
     const linked = join(r.dir, '..', `${r.dir.split('/').pop() ?? 'x'}-linked`);
     r.git('worktree', 'add', '-q', '-b', 'feature', linked);
     try {
-      const run = await startRun({ cwd: linked, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+      const run = await startRun(runLocation(linked, 'add-auth'));
       expect(run.paths.dir).toBe(
         join(r.git('rev-parse', '--show-toplevel'), '.git/ralphtool/add-auth'),
       );
       expect(run.state.originalBranch).toEqual({ kind: 'branch', name: 'feature' });
-      const reopened = await openRun({ cwd: r.dir, change: 'add-auth', timeoutMs: TIMEOUT_MS });
+      const reopened = await openRun(runLocation(r.dir, 'add-auth'));
       expect(reopened.state.checkpointSha).toBe(run.state.checkpointSha);
       await run.cleanup();
     } finally {

@@ -58,6 +58,7 @@ describe('ralphtool demo without a terminal', () => {
 
     // The example project's own tests (`npm test` runs `node --test`) pass.
     const tests = await execProgram(process.execPath, ['--test'], {
+      baseEnv: process.env,
       cwd: dir,
       env: { NODE_TEST_CONTEXT: undefined },
       timeoutMs: 60_000,

@@ -22,6 +22,7 @@ class Terminal {
     // The server's socket lives in the sandbox, so removing the sandbox removes it.
     const socket = path.join(this.sandbox.root, 'tmux.sock');
     const result = await execProgram('tmux', ['-S', socket, ...args], {
+      baseEnv: process.env,
       cwd: this.sandbox.root,
       env: { ...this.sandbox.env, NO_COLOR: '1', TMUX: undefined },
       timeoutMs: 15_000,
@@ -139,6 +140,7 @@ describe('ralphtool demo in a terminal', () => {
     expect(status).toContain('?? src/count-words.js');
     expect(status).toContain(' M README.md');
     const tests = await execProgram(process.execPath, ['--test'], {
+      baseEnv: process.env,
       cwd: dir,
       env: { NODE_TEST_CONTEXT: undefined },
       timeoutMs: 60_000,

@@ -79,7 +79,13 @@ describe('the demo change', () => {
       const result = await execProgram(
         path.resolve('node_modules/.bin/openspec'),
         ['validate', DEMO_CHANGE, '--strict'],
-        { cwd: dir, env: { OPENSPEC_TELEMETRY: '0' }, timeoutMs: 60_000, reject: false },
+        {
+          baseEnv: process.env,
+          cwd: dir,
+          env: { OPENSPEC_TELEMETRY: '0' },
+          timeoutMs: 60_000,
+          reject: false,
+        },
       );
       expect(result.stdout + result.stderr).toMatch(/is valid/);
       expect(result.exitCode).toBe(0);

@@ -27,6 +27,7 @@ describe('the fallback identity of ralphtool’s commits', () => {
     const { repo, home } = anonymousRepo();
     repo.write('a.txt', 'a\n');
     const ctx = {
+      baseEnv: process.env,
       cwd: repo.dir,
       timeoutMs: TIMEOUT_MS,
       env: {

@@ -20,7 +20,7 @@ afterEach(() => {
 describe('git()', () => {
   it('runs git with a quiet environment: no pager, no editor, no prompt', async () => {
     const r = repo();
-    const ctx = { cwd: r.dir, timeoutMs: TIMEOUT_MS };
+    const ctx = { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS };
     expect(await gitOut(ctx, ['var', 'GIT_PAGER'])).toBe('cat');
     expect(await gitOut(ctx, ['var', 'GIT_EDITOR'])).toBe('true');
     expect(await gitOut(ctx, ['config', 'core.quotepath'])).toBe('false');
@@ -34,7 +34,7 @@ describe('git()', () => {
     process.env.GIT_WORK_TREE = other.dir;
     process.env.GIT_INDEX_FILE = `${other.dir}/.git/elsewhere`;
     try {
-      const top = await gitOut({ cwd: r.dir, timeoutMs: TIMEOUT_MS }, [
+      const top = await gitOut({ baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS }, [
         'rev-parse',
         '--show-toplevel',
       ]);
@@ -47,10 +47,21 @@ describe('git()', () => {
     }
   });
 
+  it("starts git from the context's baseEnv (the command's environment), not its own", async () => {
+    const r = repo();
+    expect(process.env.GIT_AUTHOR_NAME).not.toBe('from-base');
+    const baseEnv = { ...process.env, GIT_AUTHOR_NAME: 'from-base' };
+    const ident = await gitOut({ baseEnv, cwd: r.dir, timeoutMs: TIMEOUT_MS }, [
+      'var',
+      'GIT_AUTHOR_IDENT',
+    ]);
+    expect(ident).toMatch(/^from-base </);
+  });
+
   it('lets a caller set GIT_INDEX_FILE on purpose', async () => {
     const r = repo();
     r.write('new.txt', 'x');
-    const ctx = { cwd: r.dir, timeoutMs: TIMEOUT_MS };
+    const ctx = { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS };
     const env = { GIT_INDEX_FILE: `${r.dir}/.git/scratch-index` };
     await git(ctx, ['add', 'new.txt'], { env });
     expect(await gitOut(ctx, ['ls-files'], { env })).toBe('new.txt');
@@ -60,13 +71,19 @@ describe('git()', () => {
   it('prints non-ASCII file names as they are', async () => {
     const r = repo();
     r.write('café☕.txt', 'x');
-    const out = await gitOut({ cwd: r.dir, timeoutMs: TIMEOUT_MS }, ['status', '--porcelain']);
+    const out = await gitOut({ baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS }, [
+      'status',
+      '--porcelain',
+    ]);
     expect(out).toBe('?? café☕.txt');
   });
 
   it('turns a failure into a one-line GitError with the command, exit code and stderr', async () => {
     const r = repo();
-    const failing = git({ cwd: r.dir, timeoutMs: TIMEOUT_MS }, ['checkout', 'no-such-branch']);
+    const failing = git({ baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS }, [
+      'checkout',
+      'no-such-branch',
+    ]);
     const error = await failing.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitError);
     expect(error).toBeInstanceOf(RalphError);
@@ -81,7 +98,7 @@ describe('git()', () => {
   it('returns a failure instead of throwing with allowFailure', async () => {
     const r = repo();
     const result = await git(
-      { cwd: r.dir, timeoutMs: TIMEOUT_MS },
+      { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS },
       ['config', '--get', 'no.such'],
       {
         allowFailure: true,
@@ -94,7 +111,12 @@ describe('git()', () => {
     const r = repo();
     // git runs GIT_SSH_COMMAND for an ssh URL (through sh, with the host and command as
     // arguments, commented out here): a command that never ends stands in for a hung remote.
-    const ctx = { cwd: r.dir, timeoutMs: 500, env: { GIT_SSH_COMMAND: 'sleep 60 #' } };
+    const ctx = {
+      baseEnv: process.env,
+      cwd: r.dir,
+      timeoutMs: 500,
+      env: { GIT_SSH_COMMAND: 'sleep 60 #' },
+    };
     const error = await git(ctx, ['ls-remote', 'ssh://example.invalid/repo.git']).catch(
       (e: unknown) => e,
     );
@@ -105,9 +127,10 @@ describe('git()', () => {
 
   it('reports git missing from PATH as a RuntimeError', async () => {
     const r = repo();
-    const error = await git({ cwd: r.dir, timeoutMs: TIMEOUT_MS, env: { PATH: '/nonexistent' } }, [
-      'status',
-    ]).catch((e: unknown) => e);
+    const error = await git(
+      { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS, env: { PATH: '/nonexistent' } },
+      ['status'],
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RuntimeError);
     expect((error as Error).message).toMatch(/git was not found on PATH/);
   });
@@ -117,7 +140,11 @@ describe('repository verbs', () => {
   it('finds the top level and an absolute git common dir from a subdirectory', async () => {
     const r = repo();
     r.write('sub/dir/file.txt', 'x');
-    const found = await locateRepo({ cwd: `${r.dir}/sub/dir`, timeoutMs: TIMEOUT_MS });
+    const found = await locateRepo({
+      baseEnv: process.env,
+      cwd: `${r.dir}/sub/dir`,
+      timeoutMs: TIMEOUT_MS,
+    });
     expect(found?.root).toBe(r.git('rev-parse', '--show-toplevel'));
     expect(found?.gitCommonDir).toBe(`${found?.root}/.git`);
     expect(found?.gitDir).toBe(`${found?.root}/.git`);
@@ -125,12 +152,14 @@ describe('repository verbs', () => {
 
   it('returns null outside a work tree', async () => {
     const r = repo();
-    expect(await locateRepo({ cwd: `${r.dir}/.git`, timeoutMs: TIMEOUT_MS })).toBeNull();
+    expect(
+      await locateRepo({ baseEnv: process.env, cwd: `${r.dir}/.git`, timeoutMs: TIMEOUT_MS }),
+    ).toBeNull();
   });
 
   it('tells a branch, a detached HEAD and an unborn branch apart', async () => {
     const r = repo();
-    const ctx = { cwd: r.dir, timeoutMs: TIMEOUT_MS };
+    const ctx = { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS };
     const sha = r.git('rev-parse', 'HEAD');
     expect(await headPosition(ctx)).toEqual({ kind: 'branch', name: 'main', sha });
     r.git('checkout', '-q', '--detach');
@@ -141,7 +170,7 @@ describe('repository verbs', () => {
 
   it('detects a merge in progress and lists changes with -z parsing', async () => {
     const r = repo();
-    const ctx = { cwd: r.dir, timeoutMs: TIMEOUT_MS };
+    const ctx = { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS };
     r.git('checkout', '-q', '-b', 'other');
     r.write('README.md', 'other\n');
     r.git('commit', '-q', '-am', 'other');

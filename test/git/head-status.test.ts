@@ -17,7 +17,7 @@ function repo(opts: Parameters<typeof makeRepo>[0] = {}): TempRepo {
 
 /** The one-process answer must be the one the separate commands give. */
 async function check(r: TempRepo): Promise<{ head: unknown; clean: boolean }> {
-  const ctx = { cwd: r.dir, timeoutMs: TIMEOUT_MS };
+  const ctx = { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS };
   const result = await headAndCleanliness(ctx);
   expect(result.head).toEqual(await headPosition(ctx));
   return result;

@@ -11,9 +11,18 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { RunLocation } from '../../src/checkpoint/types.js';
 
 /** Limit for each git command in these tests: generous, the machine is slow and shared. */
 export const TIMEOUT_MS = 30_000;
+
+/**
+ * Where a checkpoint test's run is. Git starts from the test process's environment, as
+ * ralphtool's git did before each caller had to pass the command's own.
+ */
+export function runLocation(cwd: string, change: string): RunLocation {
+  return { cwd, change, timeoutMs: TIMEOUT_MS, baseEnv: process.env };
+}
 
 /** The test process's environment without variables that would point git elsewhere. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {

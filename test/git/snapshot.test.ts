@@ -35,7 +35,7 @@ function checkoutThenSameSizeEdit(r: TempRepo, path: string, edited: string): nu
 /** The work tree as a tree object, from the real index's stats, as a revert saves it. */
 function snapshotAsARevertDoes(r: TempRepo): Promise<string> {
   return snapshotWorkTree(
-    { cwd: r.dir, timeoutMs: TIMEOUT_MS },
+    { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS },
     {
       scratchDir: join(r.dir, '.git'),
       startIndex: join(r.dir, '.git', 'index'),

@@ -58,6 +58,7 @@ describe('malformed tasks.md', () => {
       join(process.cwd(), 'node_modules', '.bin', 'openspec'),
       ['list', '--json', '--sort', 'name'],
       {
+        baseEnv: process.env,
         cwd: dir,
         env: {
           OPENSPEC_TELEMETRY: '0',
@@ -168,7 +169,10 @@ describe('unreadable change files', () => {
   it('refuses a FIFO named tasks.md instead of waiting on it forever', async () => {
     dir = await makeTempDir();
     await mkdir(join(dir, 'openspec/changes/fifo'), { recursive: true });
-    await execProgram('mkfifo', [join(dir, 'openspec/changes/fifo/tasks.md')], { cwd: dir });
+    await execProgram('mkfifo', [join(dir, 'openspec/changes/fifo/tasks.md')], {
+      baseEnv: process.env,
+      cwd: dir,
+    });
     await expect(readChange(dir, 'fifo')).rejects.toThrow(/tasks\.md: it is not a regular file/);
   });
 
@@ -176,6 +180,7 @@ describe('unreadable change files', () => {
     dir = await makeTempDir();
     await writeTree(dir, { 'openspec/changes/locked/tasks.md': '- [ ] a' });
     await execProgram('chmod', ['000', join(dir, 'openspec/changes/locked/tasks.md')], {
+      baseEnv: process.env,
       cwd: dir,
     });
     // Root reads any file: without the two capabilities that let it, the refusal is real for
@@ -185,7 +190,11 @@ describe('unreadable change files', () => {
       process.getuid?.() === 0
         ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search', '--', ...cli]
         : cli;
-    const shown = await execProgram(program, args, { cwd: dir, reject: false });
+    const shown = await execProgram(program, args, {
+      baseEnv: process.env,
+      cwd: dir,
+      reject: false,
+    });
     expect(shown.exitCode).toBe(1);
     expect(shown.stderr).toMatch(/locked\/tasks\.md: permission denied/);
   });

@@ -50,6 +50,7 @@ const EDGE_CASES = {
 
 async function openspecList(cwd: string): Promise<Map<string, OpenSpecChange>> {
   const result = await execProgram(OPENSPEC, ['list', '--json', '--sort', 'name'], {
+    baseEnv: process.env,
     cwd,
     env: {
       OPENSPEC_TELEMETRY: '0',

@@ -9,6 +9,7 @@ const node = process.execPath;
 describe('execProgram', () => {
   it('returns stdout and passes input on stdin without a shell', async () => {
     const result = await execProgram(node, ['-e', 'process.stdin.pipe(process.stdout)'], {
+      baseEnv: process.env,
       cwd: process.cwd(),
       input: 'hello; $(rm -rf /)',
     });
@@ -18,6 +19,7 @@ describe('execProgram', () => {
 
   it('throws a ProcessError naming the command, exit code and stderr tail', async () => {
     const failing = execProgram(node, ['-e', 'console.error("boom line"); process.exit(3)'], {
+      baseEnv: process.env,
       cwd: process.cwd(),
     });
     await expect(failing).rejects.toBeInstanceOf(ProcessError);
@@ -27,7 +29,7 @@ describe('execProgram', () => {
 
   it('reports a missing program as not found', async () => {
     await expect(
-      execProgram('ralphtool-no-such-program', [], { cwd: process.cwd() }),
+      execProgram('ralphtool-no-such-program', [], { baseEnv: process.env, cwd: process.cwd() }),
     ).rejects.toMatchObject({
       notFound: true,
       message: expect.stringMatching(/not found on PATH/) as unknown,
@@ -42,6 +44,7 @@ describe('execProgram', () => {
       setInterval(() => {}, 1000);
     `;
     const failure = await execProgram(node, ['-e', script], {
+      baseEnv: process.env,
       cwd: process.cwd(),
       timeoutMs: 500,
       graceMs: 200,
@@ -54,6 +57,7 @@ describe('execProgram', () => {
   it('stops when the abort signal fires', async () => {
     const controller = new AbortController();
     const running = execProgram(node, ['-e', 'setInterval(() => {}, 1000)'], {
+      baseEnv: process.env,
       cwd: process.cwd(),
       signal: controller.signal,
       graceMs: 100,

@@ -34,7 +34,7 @@ interface Limits {
 /** The two ways ralphtool runs a program, both on the one lifecycle. */
 const RUNNERS: Record<string, (script: string, limits: Limits) => Promise<Ended>> = {
   execProgram: async (script, limits) =>
-    execProgram(node, ['-e', script], { cwd: dir, reject: false, ...limits }),
+    execProgram(node, ['-e', script], { baseEnv: process.env, cwd: dir, reject: false, ...limits }),
   streamProcess: async (script, limits) => {
     const result = await streamProcess(node, ['-e', script], {
       cwd: dir,
@@ -234,12 +234,13 @@ describe('execProgram', () => {
     const result = await execProgram(
       node,
       ['-e', "setInterval(() => process.stdout.write('x'.repeat(1000)), 1)"],
-      { cwd: dir, maxBuffer: 10_000, graceMs: 300, reject: false },
+      { baseEnv: process.env, cwd: dir, maxBuffer: 10_000, graceMs: 300, reject: false },
     );
     expect(result).toMatchObject({ outputTooLarge: true, signal: 'SIGTERM' });
     expect(result.stdout).toBe('x'.repeat(10_000));
     await expect(
       execProgram(node, ['-e', "setInterval(() => process.stdout.write('x'), 1)"], {
+        baseEnv: process.env,
         cwd: dir,
         maxBuffer: 100,
         graceMs: 300,
@@ -260,7 +261,7 @@ describe('execProgram', () => {
     const script = path.join(dir, 'not-executable');
     writeFileSync(script, '#!/bin/sh\n');
     chmodSync(script, 0o644);
-    const failing = execProgram(script, [], { cwd: dir });
+    const failing = execProgram(script, [], { baseEnv: process.env, cwd: dir });
     await expect(failing).rejects.toBeInstanceOf(ProcessError);
     await expect(failing).rejects.toMatchObject({
       notFound: false,

@@ -20,6 +20,7 @@ export async function runCli(
   },
 ): Promise<CliRun> {
   const result = await execProgram(process.execPath, [CLI_PATH, ...args], {
+    baseEnv: process.env,
     cwd: options.cwd,
     env: { NO_COLOR: '1', FORCE_COLOR: undefined, ...options.env },
     timeoutMs: options.timeoutMs ?? 120_000,

@@ -67,6 +67,7 @@ export class LoopHarness extends LoopFixture {
     // As launchRun: start the recorded run, then drive the loop on it.
     const specRoot = findOpenSpecRoot(this.dir);
     const run = await startRun({
+      baseEnv: process.env,
       cwd: specRoot,
       change: this.change,
       timeoutMs: options.commandTimeoutMs,

@@ -26,7 +26,9 @@ async function tempDir(prefix: string): Promise<string> {
 }
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await execProgram('git', args, { cwd, env: GIT_ENV })).stdout.trim();
+  return (
+    await execProgram('git', args, { baseEnv: process.env, cwd, env: GIT_ENV })
+  ).stdout.trim();
 }
 
 async function makeRepo(): Promise<string> {
@@ -61,6 +63,7 @@ async function runClaude(
   const home = await tempDir('ralph-model-home-');
   const started = Date.now();
   const result = await execProgram(claudeBinPath(), CLAUDE_ARGS, {
+    baseEnv: process.env,
     cwd: repo,
     env: claudeEnv(server.url, home),
     input: 'Work on the story.\n',

@@ -28,7 +28,7 @@ export async function demoCommand(io: CommandIO, opts: { json: boolean }): Promi
     (opts.json ? io.stderr : io.stdout).write(text);
   };
   const timeoutMs = DEFAULT_RUN_OPTIONS.commandTimeoutMs;
-  const repo = await createDemoRepo({ timeoutMs });
+  const repo = await createDemoRepo({ timeoutMs, baseEnv: io.env });
   const change = await readChange(repo.dir, repo.change);
   say(
     demoIntro({
@@ -49,7 +49,7 @@ export async function demoCommand(io: CommandIO, opts: { json: boolean }): Promi
     say(`\nThe demo repository is left at ${repo.dir}\n`);
     throw error;
   }
-  say(await closingText(repo, timeoutMs));
+  say(await closingText(repo, timeoutMs, io.env));
   // After a quit at once the stopped loop may still be winding down: leave now, like the UI does.
   if (code === QUIT_AT_ONCE && interactive) throw new QuitNow(QUIT_AT_ONCE);
   return code;
@@ -88,10 +88,14 @@ async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promi
   }
 }
 
-async function closingText(repo: DemoRepo, timeoutMs: number): Promise<string> {
-  const ctx = { cwd: repo.dir, timeoutMs };
+async function closingText(
+  repo: DemoRepo,
+  timeoutMs: number,
+  baseEnv: NodeJS.ProcessEnv,
+): Promise<string> {
+  const ctx = { cwd: repo.dir, timeoutMs, baseEnv };
   const location = await locateRepo(ctx);
-  const runs = location ? await collectRunStatuses(location, '', timeoutMs) : [];
+  const runs = location ? await collectRunStatuses(location, '', timeoutMs, baseEnv) : [];
   const run = runs.find((r) => r.change === repo.change);
   const head = await headPosition(ctx);
   const refs = await listAttemptRefs(ctx, repo.change);

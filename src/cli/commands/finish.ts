@@ -34,10 +34,10 @@ export async function finishCommand(
       ? DEFAULT_RUN_OPTIONS.commandTimeoutMs
       : parsePositiveDuration(opts.flags.commandTimeout, '--command-timeout');
   assertDirectory(opts.cwd);
-  const locks = await lockSession(opts.cwd, opts.change, timeoutMs);
+  const locks = await lockSession(opts.cwd, opts.change, timeoutMs, io.env);
   try {
     for (const warning of locks.warnings) io.stderr.write(`ralphtool: warning: ${warning}\n`);
-    const run = await openRun({ cwd: opts.cwd, change: opts.change, timeoutMs });
+    const run = await openRun({ cwd: opts.cwd, change: opts.change, timeoutMs, baseEnv: io.env });
     if (pruneOnly && run.state.status !== 'finished') {
       throw new UsageError(
         `the run of ${opts.change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,

@@ -15,7 +15,7 @@ export async function statusCommand(
 ): Promise<number> {
   assertDirectory(opts.cwd);
   const timeoutMs = DEFAULT_RUN_OPTIONS.commandTimeoutMs;
-  const repo = await locateRepo({ cwd: opts.cwd, timeoutMs });
+  const repo = await locateRepo({ cwd: opts.cwd, timeoutMs, baseEnv: io.env });
   if (!repo) throw notInRepo(opts.cwd);
   let specRel: string | null;
   try {
@@ -23,7 +23,7 @@ export async function statusCommand(
   } catch {
     specRel = null;
   }
-  const runs = await collectRunStatuses(repo, specRel, timeoutMs);
+  const runs = await collectRunStatuses(repo, specRel, timeoutMs, io.env);
   if (opts.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
   else io.stdout.write(renderStatuses(runs, io.style, new Date()));
   return 0;
