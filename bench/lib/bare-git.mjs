@@ -106,7 +106,12 @@ export async function wrapperFloor(cli, repo, env, reps) {
   const samples = [];
   for (let r = 0; r < reps; r++) {
     const started = process.hrtime.bigint();
-    await execProgram('git', ['rev-parse', 'HEAD'], { cwd: repo, env, timeoutMs: 30_000 });
+    await execProgram('git', ['rev-parse', 'HEAD'], {
+      cwd: repo,
+      baseEnv: process.env,
+      env,
+      timeoutMs: 30_000,
+    });
     samples.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return median(samples);
