@@ -31,6 +31,8 @@ export interface DemoClosing {
   onRunBranch: boolean;
   /** The ref holding the failed attempt's work, when it exists. */
   savedAttemptRef: string | null;
+  /** How to install Claude Code (the agents' one source, handed in: demo may not import agents). */
+  installClaude: string;
 }
 
 /** Where the demo repository is, what to look at in it, and how to use ralphtool for real. */
@@ -74,7 +76,7 @@ export function demoClosing(closing: DemoClosing): string {
     `  remove it when you are done: rm -rf ${dir}`,
     '',
     'On your own project, with Claude Code:',
-    '  1. install Claude Code (npm install -g @anthropic-ai/claude-code)',
+    `  1. ${closing.installClaude}`,
     '     and log in by running `claude` once',
     '  2. in your git repository, create an OpenSpec change with its tasks.md',
     '     (npx @fission-ai/openspec init, then openspec new change <name>)',

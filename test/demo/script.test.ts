@@ -14,9 +14,12 @@ import { demoAgentCommandLine, shellWord } from '../../src/demo/agent-path.js';
 import { demoClosing, demoIntro } from '../../src/demo/messages.js';
 import { DEMO_CHANGE, demoProjectFiles } from '../../src/demo/project.js';
 import { demoPlan } from '../../src/demo/script.js';
+import { installHint } from '../../src/agents/programs.js';
 import { splitCommandLine } from '../../src/process/command-line.js';
 import { execProgram } from '../../src/process/exec.js';
 import { parseTasks } from '../../src/openspec/tasks.js';
+
+const INSTALL_CLAUDE = installHint('claude');
 
 const tasksMd = demoProjectFiles()[`openspec/changes/${DEMO_CHANGE}/tasks.md`] ?? '';
 
@@ -151,16 +154,19 @@ describe('the demo command line and messages', () => {
       run: 'finished',
       onRunBranch: true,
       savedAttemptRef: null,
+      installClaude: INSTALL_CLAUDE,
     });
     expect(keep).toContain('git -C /d log --oneline ralph/c');
     expect(keep).toContain('ralphtool -C /d status');
     expect(keep).toContain('ralphtool run <change>');
+    expect(keep).toContain(`1. ${INSTALL_CLAUDE}`);
     const cleanup = demoClosing({
       dir: '/d',
       change: 'c',
       run: 'finished',
       onRunBranch: false,
       savedAttemptRef: 'refs/ralphtool/c/attempts/2-1',
+      installClaude: INSTALL_CLAUDE,
     });
     expect(cleanup).toContain('git -C /d status');
     expect(cleanup).toContain('git -C /d show --stat refs/ralphtool/c/attempts/2-1');
@@ -171,6 +177,7 @@ describe('the demo command line and messages', () => {
       run: 'unfinished',
       onRunBranch: true,
       savedAttemptRef: null,
+      installClaude: INSTALL_CLAUDE,
     });
     expect(stopped).toContain('ralphtool -C /d resume c');
     expect(stopped).not.toContain('log --oneline');
@@ -180,6 +187,7 @@ describe('the demo command line and messages', () => {
       run: 'none',
       onRunBranch: false,
       savedAttemptRef: null,
+      installClaude: INSTALL_CLAUDE,
     });
     expect(none).toContain('nothing was run');
     expect(none).not.toContain('uncommitted');

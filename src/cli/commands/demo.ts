@@ -14,6 +14,7 @@ import { toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { createUiController } from '../ui-controller.js';
 import { runCommand } from './run.js';
 import { loadInteractiveUi } from '../interactive.js';
+import { installHint } from '../../agents/programs.js';
 
 const QUIT_AT_ONCE = 130;
 
@@ -105,5 +106,6 @@ async function closingText(
     run: run === undefined ? 'none' : run.state === 'finished' ? 'finished' : 'unfinished',
     onRunBranch: head.kind === 'branch' && head.name === ralphBranch(repo.change),
     savedAttemptRef: refs[0] ?? null,
+    installClaude: installHint('claude'),
   });
 }
