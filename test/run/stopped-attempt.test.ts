@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { killGroup } from '../support/processes.js';
-import { eventually, RunFixture, stories } from '../run/helpers.js';
+import { eventually, RunFixture, stories } from './helpers.js';
 
 // What a stopped attempt leaves in state.json, through the real CLI: the stop is no failure of
 // the attempt (kind `stopped`, never `crash`), so it neither counts nor replaces the failure
