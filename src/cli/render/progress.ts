@@ -2,7 +2,7 @@ import type { RunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
-import { clip, oneLine } from '../../format/text.js';
+import { clean, clip, oneLine } from '../../format/text.js';
 import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
 
 const MAX_LINE = 160;
@@ -39,7 +39,7 @@ export class ProgressPrinter {
       case 'story.started':
         return [
           '',
-          `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${event.title}`)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
+          `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${oneLine(event.title)}`)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
         ];
       case 'agent.tool':
         return [s.dim(detail(`· ${event.name} ${event.summary}`))];
@@ -76,7 +76,8 @@ export class ProgressPrinter {
           ),
         ];
       case 'error':
-        return [s.red(`${event.fatal ? 'error' : 'warning'}: ${event.message}`)];
+        // Error messages can quote what git or an agent printed: made safe like agent text.
+        return [s.red(`${event.fatal ? 'error' : 'warning'}: ${clean(event.message)}`)];
       case 'run.awaiting-choice':
         return [];
       case 'run.finished':
