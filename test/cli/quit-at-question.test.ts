@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli } from '../support/cli.js';
-import { FAKE_AGENT } from '../support/fake-agent.js';
+import { fakeAgentFlags } from '../support/fake-agent.js';
 import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
 import { TmuxSession, tmuxAvailable } from '../support/tmux.js';
 
@@ -32,16 +32,7 @@ describe.skipIf(!tmuxAvailable())('Ctrl-C at the completion question', () => {
     );
     session = TmuxSession.start(
       `ralphtool-question-${process.pid}`,
-      [
-        process.execPath,
-        CLI_PATH,
-        'run',
-        CHANGE,
-        '--agent',
-        'command',
-        '--agent-command',
-        `${process.execPath} ${FAKE_AGENT}`,
-      ],
+      [process.execPath, CLI_PATH, 'run', CHANGE, ...fakeAgentFlags()],
       { cwd: repo.dir, env: { FAKE_AGENT_SCENARIO: scenario, NO_COLOR: '1' }, width: 120 },
     );
     const s = session;

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../support/cli.js';
-import { FAKE_AGENT } from '../support/fake-agent.js';
+import { fakeAgentFlags } from '../support/fake-agent.js';
 import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
 import { TmuxSession, tmuxAvailable } from '../support/tmux.js';
 
@@ -28,14 +28,7 @@ describe.skipIf(!tmuxAvailable())('an unexpected error in a run started from the
     writeFileSync(path.join(repo.dir, '.git', 'ralphtool'), 'not a folder\n');
     session = TmuxSession.start(
       `ralphtool-crash-${process.pid}`,
-      [
-        process.execPath,
-        CLI_PATH,
-        '--agent',
-        'command',
-        '--agent-command',
-        `${process.execPath} ${FAKE_AGENT}`,
-      ],
+      [process.execPath, CLI_PATH, ...fakeAgentFlags()],
       { cwd: repo.dir, env: { NO_COLOR: '1' } },
     );
     const s = session;

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAKE_AGENT } from '../support/fake-agent.js';
+import { FAKE_AGENT, fakeAgentFlags } from '../support/fake-agent.js';
 import { CLI_PATH, runCli } from '../support/cli.js';
 import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
 import { TmuxSession, tmuxAvailable } from '../support/tmux.js';
@@ -27,16 +27,7 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     writeFileSync(file, JSON.stringify(scenario));
     session = TmuxSession.start(
       `ralphtool-plain-${process.pid}-${Date.now()}`,
-      [
-        process.execPath,
-        CLI_PATH,
-        'run',
-        CHANGE,
-        '--agent',
-        'command',
-        '--agent-command',
-        `${process.execPath} ${FAKE_AGENT}`,
-      ],
+      [process.execPath, CLI_PATH, 'run', CHANGE, ...fakeAgentFlags()],
       { cwd: repo.dir, env: { FAKE_AGENT_SCENARIO: file, NO_COLOR: '1' }, width: 120, height: 40 },
     );
     return session;

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAKE_AGENT } from '../support/fake-agent.js';
+import { fakeAgentFlags } from '../support/fake-agent.js';
 import { CLI_PATH } from '../support/cli.js';
 import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
 import { TmuxSession, tmuxAvailable } from '../support/tmux.js';
@@ -54,16 +54,7 @@ describe.skipIf(!tmuxAvailable())('ralphtool UI under tmux', () => {
     );
     session = TmuxSession.start(
       `ralphtool-tui-${process.pid}`,
-      [
-        process.execPath,
-        CLI_PATH,
-        '--agent',
-        'command',
-        '--agent-command',
-        `${process.execPath} ${FAKE_AGENT}`,
-        '--max-retries',
-        '2',
-      ],
+      [process.execPath, CLI_PATH, ...fakeAgentFlags(), '--max-retries', '2'],
       {
         cwd: repo.dir,
         env: { FAKE_AGENT_SCENARIO: scenario, NO_COLOR: '1' },
