@@ -1,24 +1,16 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { openRun } from '../../src/checkpoint/open.js';
 import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState } from '../../src/checkpoint/state.js';
-import { makeRepo, snapshotFiles, runLocation, TIMEOUT_MS } from '../git/helpers.js';
+import { repoPerTest, runLocation, snapshotFiles, TIMEOUT_MS } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 
-const repos: TempRepo[] = [];
-function repo(...args: Parameters<typeof makeRepo>): TempRepo {
-  const made = makeRepo(...args);
-  repos.push(made);
-  return made;
-}
-afterEach(() => {
-  for (const made of repos.splice(0)) made.remove();
-});
+const repo = repoPerTest();
 
 const start = (r: TempRepo, extra: { force?: boolean; change?: string } = {}) =>
   startRun({

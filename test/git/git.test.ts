@@ -1,21 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RalphError, RuntimeError } from '../../src/core/errors.js';
 import { git, gitOut } from '../../src/git/git.js';
 import { GitError } from '../../src/git/git-error.js';
 import { headPosition, locateRepo } from '../../src/git/repo.js';
 import { operationInProgress, parsePorcelainZ, statusEntries } from '../../src/git/status.js';
-import { makeRepo, TIMEOUT_MS } from './helpers.js';
-import type { TempRepo } from './helpers.js';
+import { repoPerTest, TIMEOUT_MS } from './helpers.js';
 
-const repos: TempRepo[] = [];
-function repo(...args: Parameters<typeof makeRepo>): TempRepo {
-  const made = makeRepo(...args);
-  repos.push(made);
-  return made;
-}
-afterEach(() => {
-  for (const made of repos.splice(0)) made.remove();
-});
+const repo = repoPerTest();
 
 describe('git()', () => {
   it('runs git with a quiet environment: no pager, no editor, no prompt', async () => {

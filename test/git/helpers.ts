@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { RunLocation } from '../../src/checkpoint/types.js';
 
 /** Limit for each git command in these tests: generous, the machine is slow and shared. */
@@ -133,4 +134,20 @@ function lstatExists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A `repo()` for one test file: each call makes a temporary repository (as makeRepo), and all
+ * of them are removed after each test.
+ */
+export function repoPerTest(): (...args: Parameters<typeof makeRepo>) => TempRepo {
+  const repos: TempRepo[] = [];
+  afterEach(() => {
+    for (const made of repos.splice(0)) made.remove();
+  });
+  return (...args) => {
+    const made = makeRepo(...args);
+    repos.push(made);
+    return made;
+  };
 }
