@@ -6,7 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DescendantWatch } from '../../src/process/descendants.js';
 import { processStartTime } from '../../src/process/proc.js';
 import { streamProcess, type StreamOptions } from '../../src/process/stream.js';
-import { FAKE_AGENT, type Step } from '../support/fake-agent.js';
+import { FAKE_AGENT, stories, type Step } from '../support/fake-agent.js';
+import { ofType } from '../support/run-events.js';
+import { RunFixture, succeed } from '../run/helpers.js';
 import { eventually, processAlive, processGone } from '../support/processes.js';
 
 // An agent leaves processes behind the ways real ones do (a dev server started with setsid or
@@ -178,5 +180,84 @@ describe('DescendantWatch.signal', () => {
     } finally {
       bystander.kill('SIGKILL');
     }
+  });
+});
+
+// The same on a real run (real git, the spawned CLI): what a daemon writes after the agent ended
+// must not reach the next checkpoint nor come back after a revert, and the run must not hang.
+describe('ralphtool run with an agent that leaves a daemon behind', () => {
+  let fixture: RunFixture | undefined;
+  afterEach(() => {
+    for (const file of ['a.pid', 'b.pid']) {
+      const pid = fixture && existsSync(path.join(fixture.logDir, file)) ? pidAt(file) : 0;
+      if (pid > 1 && processAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+    fixture?.remove();
+    fixture = undefined;
+  });
+  const pidAt = (file: string): number =>
+    Number(readFileSync(path.join(fixture?.logDir ?? '', file), 'utf8'));
+
+  it('what a watcher writes after the attempt ended comes back neither after the revert nor in the next checkpoint', async () => {
+    fixture = new RunFixture('daemons', stories(1));
+    const f = fixture;
+    f.scenario({
+      // A failed attempt whose watcher writes into the work tree once the agent is gone.
+      '1-1': [
+        {
+          daemon: 'doubleFork',
+          writes: 'src/late.txt',
+          afterExit: true,
+          pidFile: path.join(f.logDir, 'a.pid'),
+        },
+        { signal: 'FAILED: not yet' },
+      ],
+      '1-2': succeed('src/one.txt', 'one\n'),
+    });
+    const run = await f.run(['--json', '--on-complete', 'keep']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const watcher = pidAt('a.pid');
+    expect(processGone(watcher)).toBe(true);
+    const reports = ofType(run.events(), 'error').map((e) => String(e.message));
+    expect(reports.some((m) => m.includes(`${watcher} (`))).toBe(true);
+
+    expect(f.git('ls-tree', '-r', '--name-only', 'HEAD').split('\n')).not.toContain('src/late.txt');
+    expect(f.exists('src/late.txt')).toBe(false);
+    expect(f.status()).toEqual([]);
+    expect(f.subjects('main..ralph/daemons')).toEqual(['initial state', 'checkpoint: 1']);
+  });
+
+  it('a dev server that ignores SIGTERM and holds stdout neither hangs the run nor writes after it', async () => {
+    fixture = new RunFixture('daemons', stories(2));
+    const f = fixture;
+    f.scenario({
+      '1-1': [
+        {
+          daemon: 'setsid',
+          holdOutput: true,
+          stubborn: true,
+          writes: 'src/server.log',
+          pidFile: path.join(f.logDir, 'b.pid'),
+        },
+        ...succeed('src/one.txt', 'one\n'),
+      ],
+      '2-*': succeed('src/two.txt', 'two\n'),
+    });
+    const run = await f.run(['--json', '--on-complete', 'keep']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const server = pidAt('b.pid');
+    expect(processGone(server)).toBe(true);
+    const reports = ofType(run.events(), 'error').map((e) => String(e.message));
+    expect(reports.some((m) => m.includes(`${server} (`))).toBe(true);
+    // What it wrote while the attempt ran is the attempt's; after that, nothing changed.
+    expect(f.status()).toEqual([]);
+    expect(f.git('diff', 'HEAD~1', 'HEAD', '--name-only').split('\n')).not.toContain(
+      'src/server.log',
+    );
+    expect(f.subjects('main..ralph/daemons')).toEqual([
+      'initial state',
+      'checkpoint: 1',
+      'checkpoint: 2',
+    ]);
   });
 });
