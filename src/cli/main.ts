@@ -17,8 +17,21 @@ const io: CommandIO = {
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   // `ralphtool list | head` closes the pipe early: not an error worth a trace.
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  if (terminalGone(error)) return;
   throw error;
 });
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE' || terminalGone(error)) return;
+  throw error;
+});
+
+/**
+ * Once the terminal closed (SIGHUP), writing to it fails (EIO): the stop the hang-up asked for
+ * must still revert and save the agent's work, so what nobody can read any more is dropped.
+ */
+function terminalGone(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED';
+}
 
 const end = await runProgram(process.argv.slice(2), io);
 // A quit at once (a second Ctrl-C, q three times) must not wait for a stuck agent's pipes or
