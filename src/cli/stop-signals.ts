@@ -14,7 +14,10 @@ export function installStopSignals(
 ): () => void {
   let presses = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (signal === 'SIGHUP') onHangUp();
+    if (signal === 'SIGHUP') {
+      noteHangUp();
+      onHangUp();
+    }
     if (signal === 'SIGHUP' && presses > 0) return;
     presses += 1;
     if (presses === 1) {
@@ -41,3 +44,15 @@ const SIGNAL_NAMES: Partial<Record<NodeJS.Signals, string>> = {
   SIGINT: 'Ctrl-C',
   SIGHUP: 'the terminal closed (SIGHUP)',
 };
+
+let hungUp = false;
+
+/** Remembers that the terminal closed (SIGHUP), for how ralphtool exits (see main.ts). */
+export function noteHangUp(): void {
+  hungUp = true;
+}
+
+/** Whether a SIGHUP was handled: the terminal ralphtool was started on may be gone. */
+export function terminalHungUp(): boolean {
+  return hungUp;
+}

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { runCli } from '../support/cli.js';
+import { CLI_PATH, runCli } from '../support/cli.js';
+import { TmuxSession, tmuxAvailable } from '../support/tmux.js';
 import {
   eventually,
   fakeAgentFlags,
@@ -65,6 +67,11 @@ async function expectStoppedAndResumable(f: RunFixture, live: LiveCli): Promise<
   expect(exit, live.stderr).toEqual({ code: 130, signal: null });
   expect(live.stderr).toContain('the terminal closed (SIGHUP): stopping');
   expect(single(live.events, 'run.finished')).toMatchObject({ outcome: 'stopped', choice: null });
+  await expectRevertedAndResumable(f);
+}
+
+/** The attempt of story 2 saved and reverted, the run active; `resume` then finishes it. */
+async function expectRevertedAndResumable(f: RunFixture): Promise<void> {
   expect(f.currentBranch()).toBe(`ralph/${CHANGE}`);
   expect(f.subjects(`main..ralph/${CHANGE}`)).toEqual(['initial state', 'checkpoint: 1']);
   expect(f.status()).toEqual([]);
@@ -132,5 +139,58 @@ describe('ralphtool run: the terminal closes (SIGHUP)', () => {
     live.signal('SIGHUP');
     await expectStoppedAndResumable(f, live);
     expect(processGone(Number(readFileSync(ready, 'utf8')))).toBe(true);
+  });
+});
+
+// The honest hang-up: the program runs in a real terminal (tmux) and the terminal goes away
+// under it. Only the recorder that notes its exit status ignores the hang-up.
+/** Ended by the hang-up itself once the stop was done (129), never by an abort at exit (134). */
+const HUNG_UP = 129;
+
+describe.skipIf(!tmuxAvailable())('a real terminal closing (tmux kill-session)', () => {
+  let session: TmuxSession | undefined;
+  afterEach(() => session?.kill());
+
+  function startInTerminal(f: RunFixture, argv: string[]): TmuxSession {
+    const env: Record<string, string> = { NO_COLOR: '1' };
+    for (const [key, value] of Object.entries(f.env())) if (value !== undefined) env[key] = value;
+    session = TmuxSession.start(`ralphtool-hup-${process.pid}-${Date.now()}`, argv, {
+      cwd: f.dir,
+      env,
+      width: 120,
+      height: 40,
+    });
+    return session;
+  }
+
+  async function closeTerminal(f: RunFixture, s: TmuxSession): Promise<number> {
+    const pidFile = path.join(f.logDir, 'child-2-1.pid');
+    expect(await eventually(() => existsSync(pidFile) && f.childPid('2', 1) > 0)).toBe(true);
+    const child = f.childPid('2', 1);
+    strayGroup = procStat(child)?.pgrp ?? null;
+    execFileSync('tmux', ['kill-session', '-t', s.name], { stdio: 'ignore' });
+    const code = await s.waitForExit(120_000);
+    expect(processGone(child)).toBe(true);
+    return code;
+  }
+
+  it('a headless run in it stops, saves and reverts the attempt, and stays resumable (ended by the SIGHUP)', async () => {
+    fixture = hangingFixture();
+    const f = fixture;
+    const s = startInTerminal(f, [process.execPath, CLI_PATH, 'run', CHANGE, ...fakeAgentFlags()]);
+    expect(await closeTerminal(f, s)).toBe(HUNG_UP);
+    await expectRevertedAndResumable(f);
+  });
+
+  it('the interactive UI in it stops the run, saves and reverts the attempt, and stays resumable (ended by the SIGHUP)', async () => {
+    fixture = hangingFixture();
+    const f = fixture;
+    const s = startInTerminal(f, [process.execPath, CLI_PATH, ...fakeAgentFlags()]);
+    await s.waitFor(new RegExp(`› ${CHANGE}`));
+    s.keys('Enter');
+    await s.waitFor(/Story 1/);
+    s.keys('r');
+    expect(await closeTerminal(f, s)).toBe(HUNG_UP);
+    await expectRevertedAndResumable(f);
   });
 });
