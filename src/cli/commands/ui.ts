@@ -25,7 +25,10 @@ export async function uiCommand(
   const hungUp = new Promise<never>((_, reject) => {
     hangUp = () => {
       noteHangUp();
-      void controller.hangUp().then(() => reject(new QuitNow(130)));
+      void controller.hangUp().then(
+        () => reject(new QuitNow(130)),
+        () => reject(new QuitNow(130)),
+      );
     };
   });
   process.on('SIGHUP', hangUp);
