@@ -14,6 +14,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The steps of one attempt: `<story>-<attempt>`, else `<story>-*`, else `*`. */
 export function stepsFor(scenario, story, attempt) {
@@ -344,6 +346,6 @@ async function startDaemon(step, at) {
     spawn(process.execPath, daemonArgs, { stdio }).unref();
   }
   for (let waited = 0; !existsSync(pidFile) && waited < 30_000; waited += 20) {
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
