@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { RuntimeError } from '../core/errors.js';
+import type { StrayProcess } from '../process/descendants.js';
 import { streamProcess } from '../process/stream.js';
 import type { AgentEvent, AttemptOutput, AttemptRequest, StreamTranslator } from './types.js';
 
@@ -49,8 +50,13 @@ export async function runAgentProcess(
     idleTimeoutMs: request.idleTimeoutMs,
     transcriptPath: request.transcriptPath,
     ...(request.onSpawn ? { onSpawn: request.onSpawn } : {}),
+    // Agents start dev servers and watchers; none may outlive the attempt or write into the next.
+    watchDescendants: true,
     onLine: (line, truncated) => launch.translator.push(line, truncated).forEach(deliver),
   });
+
+  if (result.strays.length > 0)
+    deliver({ type: 'error', message: straysNotice(result.strays), fatal: false });
 
   if (result.notFound) throw new RuntimeError(launch.notFoundMessage);
   if (result.spawnError) {
@@ -68,4 +74,10 @@ export async function runAgentProcess(
     agentError: outcome.agentError,
     fatal: outcome.fatal,
   };
+}
+
+/** Names what the agent left running outside its process group, which ralphtool killed. */
+function straysNotice(strays: readonly StrayProcess[]): string {
+  const named = strays.map((s) => `${s.pid} (${s.command})`).join(', ');
+  return `killed ${strays.length} process(es) the agent left running outside its process group: ${named}`;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { CommandIO } from './io.js';
 import { runProgram } from './program.js';
+import { terminalHungUp } from './stop-signals.js';
 import { colourEnabled, makeStyle } from '../format/style.js';
 
 // The only place that reads process.argv/env/cwd and exits.
@@ -17,10 +18,34 @@ const io: CommandIO = {
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   // `ralphtool list | head` closes the pipe early: not an error worth a trace.
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  if (terminalGone(error)) return;
+  throw error;
+});
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE' || terminalGone(error)) return;
+  throw error;
+});
+process.stdin.on('error', (error: NodeJS.ErrnoException) => {
+  if (terminalGone(error)) return;
   throw error;
 });
 
+/**
+ * Once the terminal closed (SIGHUP), writing to it fails (EIO): the stop the hang-up asked for
+ * must still revert and save the agent's work, so what nobody can read any more is dropped.
+ */
+function terminalGone(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED';
+}
+
 const end = await runProgram(process.argv.slice(2), io);
+// After a hang-up on a terminal, Node's own exit aborts (it cannot restore the settings of a
+// terminal that is gone: SIGABRT, maybe a core dump). The stop is done and the run saved, so
+// ralphtool ends the way a hung-up program does: by the SIGHUP itself, now that none listens.
+if (terminalHungUp() && [process.stdin, process.stdout, process.stderr].some((s) => s.isTTY)) {
+  process.removeAllListeners('SIGHUP');
+  process.kill(process.pid, 'SIGHUP');
+}
 // A quit at once (a second Ctrl-C, q three times) must not wait for a stuck agent's pipes or
 // the UI's timers to let go of the event loop: the run is left on disk for resume / finish.
 if (end.atOnce) process.exit(end.exitCode);

@@ -1,19 +1,28 @@
 /**
- * Ctrl-C and SIGTERM ask the loop to stop: the agent is killed, its partial work
- * reverted, and the completion choice follows. A second Ctrl-C while that happens
- * quits at once (130), leaving the run on disk for `resume` / `finish`.
+ * Ctrl-C, SIGTERM and SIGHUP (the terminal closed, an SSH session dropped) ask the loop to
+ * stop: the agent is killed, its partial work reverted, and the completion choice follows. A
+ * second Ctrl-C or SIGTERM while that happens quits at once (130), leaving the run on disk for
+ * `resume` / `finish`. A hang-up is never that second press: a closing terminal may send it
+ * more than once, and the stop it asked for must be allowed to finish.
  */
 export function installStopSignals(
   controller: AbortController,
   notify: (message: string) => void,
   quitNow: (code: number) => void,
+  /** Told of a hang-up before the stop: nobody is left to answer the completion choice. */
+  onHangUp: () => void = () => undefined,
 ): () => void {
   let presses = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGHUP') {
+      noteHangUp();
+      onHangUp();
+    }
+    if (signal === 'SIGHUP' && presses > 0) return;
     presses += 1;
     if (presses === 1) {
       notify(
-        `\nralphtool: ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping — killing the agent and reverting its partial work (Ctrl-C again to quit at once)\n`,
+        `\nralphtool: ${SIGNAL_NAMES[signal] ?? signal}: stopping — killing the agent and reverting its partial work (Ctrl-C again to quit at once)\n`,
       );
       controller.abort();
       return;
@@ -23,8 +32,27 @@ export function installStopSignals(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   };
+}
+
+const SIGNAL_NAMES: Partial<Record<NodeJS.Signals, string>> = {
+  SIGINT: 'Ctrl-C',
+  SIGHUP: 'the terminal closed (SIGHUP)',
+};
+
+let hungUp = false;
+
+/** Remembers that the terminal closed (SIGHUP), for how ralphtool exits (see main.ts). */
+export function noteHangUp(): void {
+  hungUp = true;
+}
+
+/** Whether a SIGHUP was handled: the terminal ralphtool was started on may be gone. */
+export function terminalHungUp(): boolean {
+  return hungUp;
 }

@@ -19,10 +19,11 @@ export function createUiController(
   cwd: string,
   options: RunOptions,
   env: NodeJS.ProcessEnv,
-): UiController & { stopActive(): void; quitAtOnce(): boolean } {
+): UiController & { stopActive(): void; quitAtOnce(): boolean; hangUp(): Promise<void> } {
   const runs = new Map<string, CheckpointRun>();
   let active: RunHandle | null = null;
   let forced = false;
+  let hungUp = false;
   const agentLabel =
     options.agent === 'command' ? commandLabel(options.agentCommand ?? '') : options.agent;
 
@@ -54,8 +55,10 @@ export function createUiController(
           emit,
           stop: stop.signal,
           chooseCompletion: () =>
-            new Promise<CompletionChoice>((resolve) => {
-              if (pending) resolve(pending);
+            new Promise<CompletionChoice | null>((resolve) => {
+              // After a hang-up nobody can answer: the run stays resumable.
+              if (hungUp) resolve(null);
+              else if (pending) resolve(pending);
               else answer = resolve;
             }),
           // Shown as "warning: …" by the UI already.
@@ -106,6 +109,17 @@ export function createUiController(
       );
     },
     stopActive: () => active?.stop(),
+    /** The terminal closed: stops the live run and settles once it is saved and reverted. */
+    hangUp: async () => {
+      hungUp = true;
+      const run = active;
+      if (run === null) return;
+      run.stop();
+      await run.done.then(
+        () => undefined,
+        () => undefined,
+      );
+    },
     /** Whether the user quit at once (q three times) while a run was live. */
     quitAtOnce: () => forced,
   };

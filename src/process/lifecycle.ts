@@ -1,6 +1,13 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import {
+  DescendantWatch,
+  newProcessTag,
+  PROCESS_TAG_VARIABLE,
+  type StrayProcess,
+} from './descendants.js';
 import { signalGroup, trackGroup, untrackGroup } from './process-group.js';
+import { settleAfterExit } from './settle.js';
 
 /**
  * Time a process group gets between SIGTERM and SIGKILL, the same for every child ralphtool
@@ -27,6 +34,11 @@ export interface ChildSpec extends ChildLimits {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. Without it stdin is empty. */
   input?: string | Uint8Array | undefined;
+  /**
+   * Also find and kill what the program started outside its process group (descendants.ts);
+   * its environment then gets PROCESS_TAG_VARIABLE too. For agents, which start daemons.
+   */
+  watchDescendants?: boolean | undefined;
 }
 
 /** How a child ended, the same for every way of running one. */
@@ -38,6 +50,8 @@ export interface ChildEnd {
   aborted: boolean;
   /** Why the program could not be started at all (ENOENT: not found, EACCES…), else null. */
   spawnError: NodeJS.ErrnoException | null;
+  /** What it left running outside its process group, killed (watchDescendants only). */
+  strays?: StrayProcess[];
 }
 
 /** A program started by startChild, read through its output streams until it ends. */
@@ -48,7 +62,10 @@ export interface GroupChild {
   readonly stderr: Readable;
   /** Stops the whole group: SIGTERM now, SIGKILL after the grace period. */
   stop(): void;
-  /** Settles, never rejecting, once the program exited and its output pipes closed. */
+  /**
+   * Settles, never rejecting, once the program exited, what it left running was killed and its
+   * output pipes closed (or were given up on: a leftover holding them never keeps it waiting).
+   */
   readonly ended: Promise<ChildEnd>;
 }
 
@@ -65,19 +82,22 @@ export const ABORTED_BEFORE_START: ChildEnd = {
  * The one child-process lifecycle of ralphtool: an argument array (never a shell), its own
  * process group, which ralphtool kills when it exits itself; a wall-clock limit, an idle limit
  * and an abort signal, each of which stops the whole group (SIGTERM, then SIGKILL after the
- * grace period). When the leader exits, whatever it left running in its group is stopped too,
- * so nothing it started outlives it and no leftover holding its pipes keeps it from ending.
+ * grace period). The leader's exit ends the program: whatever it left running in its group (and
+ * with watchDescendants, out of it) is stopped too (settle.ts), so nothing it started outlives
+ * it and no leftover holding its pipes keeps it from ending.
  * Callers check for an already aborted signal first (see ABORTED_BEFORE_START).
  */
 export function startChild(command: string, args: readonly string[], spec: ChildSpec): GroupChild {
+  const tag = spec.watchDescendants ? newProcessTag() : null;
   const child = spawn(command, [...args], {
     cwd: spec.cwd,
-    env: spec.env,
+    env: tag === null ? spec.env : { ...spec.env, [PROCESS_TAG_VARIABLE]: tag },
     detached: true,
     stdio: 'pipe',
   });
   const pgid = child.pid;
   if (pgid !== undefined) trackGroup(pgid);
+  const watch = pgid !== undefined && tag !== null ? new DescendantWatch(pgid, tag) : null;
   const grace = spec.graceMs ?? GRACE_MS;
 
   let timedOut: ChildEnd['timedOut'] = null;
@@ -99,9 +119,13 @@ export function startChild(command: string, args: readonly string[], spec: Child
       : undefined;
   const wallTimer = limit(spec.wallTimeoutMs, 'wall');
   const idleTimer = limit(spec.idleTimeoutMs, 'idle');
+  // A stop or a limit after the leader exited cuts the tidying up short.
+  let hurry = (): void => undefined;
+  const hurried = new Promise<void>((resolve) => (hurry = resolve));
   const onAbort = (): void => {
     aborted = true;
     stop();
+    hurry();
   };
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener('abort', onAbort, { once: true });
@@ -118,25 +142,10 @@ export function startChild(command: string, args: readonly string[], spec: Child
   child.on('error', (error: NodeJS.ErrnoException) => {
     if (child.pid === undefined) spawnError = error;
   });
-  child.on('exit', () => {
-    // The leader's exit decides the outcome; what it left behind is stopped so that the
-    // pipes close, and a limit reached meanwhile is no timeout of the program's.
-    clearTimeout(wallTimer);
-    clearTimeout(idleTimer);
-    stop();
-  });
-  const ended = new Promise<ChildEnd>((resolve) => {
+  let pipesClosed = (): void => undefined;
+  const closed = new Promise<ChildEnd>((resolve) => {
     child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
-      clearTimeout(wallTimer);
-      clearTimeout(idleTimer);
-      clearTimeout(killTimer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      if (pgid !== undefined) {
-        // Leftovers that do not hold the pipes are not waited for: they had their SIGTERM
-        // when the leader exited.
-        signalGroup(pgid, 'SIGKILL');
-        untrackGroup(pgid);
-      }
+      pipesClosed();
       resolve({
         exitCode: spawnError ? null : code,
         signal: spawnError ? null : signal,
@@ -145,6 +154,35 @@ export function startChild(command: string, args: readonly string[], spec: Child
         spawnError,
       });
     });
+  });
+  let settled: Promise<void> = Promise.resolve();
+  child.on('exit', () => {
+    // The leader's exit decides the outcome; a limit reached meanwhile is no timeout of the
+    // program's. What it left behind is stopped so that the pipes close and nothing writes on.
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    if (pgid === undefined) return;
+    settled = settleAfterExit({
+      pgid,
+      watch,
+      graceMs: grace,
+      pipesClosed: new Promise<void>((resolve) => (pipesClosed = resolve)),
+      hurry: hurried,
+      destroyPipes: () => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      },
+    });
+  });
+  const ended = closed.then(async (end) => {
+    await settled;
+    clearTimeout(wallTimer);
+    clearTimeout(idleTimer);
+    clearTimeout(killTimer);
+    spec.signal?.removeEventListener('abort', onAbort);
+    watch?.close();
+    if (pgid !== undefined) untrackGroup(pgid);
+    return watch ? { ...end, aborted, strays: watch.reported() } : { ...end, aborted };
   });
 
   return { pgid, stdout: child.stdout, stderr: child.stderr, stop, ended };

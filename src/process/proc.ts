@@ -20,8 +20,12 @@ export function listPids(): number[] {
 interface ProcStat {
   /** R, S, D, Z (zombie: exited, not reaped yet), T… */
   state: string;
+  /** The parent's pid (1 or a subreaper once the parent died). */
+  ppid: number;
   /** The process group id. */
   pgrp: number;
+  /** The session id (the pid of the session leader). */
+  session: number;
   /** When the process started, in clock ticks since boot: a pid's identity beyond the pid. */
   startTime: string;
 }
@@ -37,10 +41,15 @@ function readStat(pid: number): ProcStat | null {
   // "pid (comm) state ppid pgrp … starttime …": comm may hold spaces and parentheses, so
   // fields are counted after its last ')'. There, field 3 (state) is index 0.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const [state, , pgrp] = fields;
+  const [state, ppid, pgrp, session] = fields;
   const startTime = fields[19]; // field 22
   if (state === undefined || pgrp === undefined || startTime === undefined) return null;
-  return { state, pgrp: Number(pgrp), startTime };
+  return { state, ppid: Number(ppid), pgrp: Number(pgrp), session: Number(session), startTime };
+}
+
+/** The /proc/<pid>/stat fields of a live process, or null (gone, or no /proc). */
+export function processStat(pid: number): Readonly<ProcStat> | null {
+  return readStat(pid);
 }
 
 /** The process start time (clock ticks since boot), where /proc tells; null elsewhere. */
@@ -93,4 +102,48 @@ export function processCwd(pid: number): string | null {
   } catch {
     return null;
   }
+}
+
+/** The process's command line, words joined by spaces and cut to `max` characters, or null. */
+export function processCommand(pid: number, max = 200): string | null {
+  try {
+    const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const line = words.join(' ');
+    if (line === '') return processName(pid);
+    return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process was started with `name=value` in its environment (false when unreadable). */
+export function environmentHas(pid: number, name: string, value: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`${name}=${value}`);
+  } catch {
+    return false;
+  }
+}
+
+/** What the process's file descriptor `fd` is, as /proc shows it ("pipe:[1234]"…), or null. */
+export function fdTarget(pid: number, fd: number | string): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether any open file descriptor of the process is one of `targets` ("pipe:[1234]"). */
+export function holdsAnyOf(pid: number, targets: ReadonlySet<string>): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  return fds.some((fd) => {
+    const target = fdTarget(pid, fd);
+    return target !== null && targets.has(target);
+  });
 }

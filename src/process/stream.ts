@@ -1,4 +1,5 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
+import type { StrayProcess } from './descendants.js';
 import { ABORTED_BEFORE_START, startChild, type ChildEnd } from './lifecycle.js';
 
 export interface StreamOptions {
@@ -28,6 +29,8 @@ export interface StreamOptions {
   transcriptPath?: string;
   /** Told the process group id once the program started (recorded so a crash can kill it later). */
   onSpawn?: (pgid: number) => void;
+  /** Also find and kill what the program starts outside its process group (lifecycle.ts). */
+  watchDescendants?: boolean;
 }
 
 export interface StreamResult {
@@ -40,6 +43,8 @@ export interface StreamResult {
   notFound: boolean;
   /** Why the program could not be started at all (not found, not executable…), else null. */
   spawnError: string | null;
+  /** What the program left running outside its process group, killed once it ended. */
+  strays: StrayProcess[];
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
@@ -50,7 +55,9 @@ const DEFAULT_STDERR_TAIL_BYTES = 64 * 1024;
  * stdout over line by line, in bounded memory whatever it prints. Like execProgram: an
  * argument array (never a shell), its own process group, and a timeout, an idle limit or an
  * abort stop the whole group; what the program left running in its group when it exits is
- * stopped too, so nothing an attempt started outlives it.
+ * stopped too, so nothing an attempt started outlives it. With watchDescendants, so is what it
+ * started outside its group (a `setsid` daemon, a double fork), and the attempt ends when the
+ * program does even while such a process holds its output pipes.
  */
 export async function streamProcess(
   command: string,
@@ -68,6 +75,7 @@ export async function streamProcess(
     idleTimeoutMs: options.idleTimeoutMs,
     signal: options.signal,
     graceMs: options.graceMs,
+    watchDescendants: options.watchDescendants,
   });
   if (child.pgid !== undefined) options.onSpawn?.(child.pgid);
 
@@ -126,6 +134,7 @@ function streamResult(end: ChildEnd, stderrTail: string): StreamResult {
     stderrTail,
     notFound: end.spawnError?.code === 'ENOENT',
     spawnError: end.spawnError?.message ?? null,
+    strays: end.strays ?? [],
   };
 }
 

@@ -3,13 +3,18 @@
 // always report a dead pane's status under load. Usage: exit-recorder.mjs <file> <program> [args…]
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import process from 'node:process';
 
 const [file, program, ...args] = process.argv.slice(2);
 const child = spawn(program, args, { stdio: 'inherit' });
 // The terminal's Ctrl-C reaches the whole foreground group; the program decides what it means.
 process.on('SIGINT', () => {});
+// A closed terminal (tmux kill-session) hangs up the session leader, this recorder: like a
+// login shell it passes the SIGHUP on to the program, and stays to write down how it ended.
+process.on('SIGHUP', () => child.kill('SIGHUP'));
 child.on('exit', (code, signal) => {
-  writeFileSync(file, String(code ?? (signal ? 128 : 1)));
+  // Killed by a signal: 128 + its number, as a shell reports it (129 SIGHUP, 134 SIGABRT).
+  writeFileSync(file, String(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1)));
   process.exit(0);
 });

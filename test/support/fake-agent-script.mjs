@@ -4,7 +4,7 @@
 // does the same thing in both; only what a body is (a process or a function) differs, and that
 // part is the caller's: stdout, stderr, exiting, being killed, hanging, ignoring SIGTERM.
 // The step format is described at the top of fake-agent.mjs.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
@@ -14,6 +14,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The steps of one attempt: `<story>-<attempt>`, else `<story>-*`, else `*`. */
 export function stepsFor(scenario, story, attempt) {
@@ -127,6 +129,8 @@ async function perform(step, agent, out) {
     await flood(agent, step.flood, step.lineBytes ?? 1024);
   } else if (step.echoPrompt) {
     out.echo(agent.prompt);
+  } else if (step.daemon !== undefined) {
+    await startDaemon(step, at);
   } else {
     return false;
   }
@@ -296,5 +300,52 @@ async function flood(agent, bytes, lineBytes) {
   const lineText = `${'x'.repeat(Math.max(0, lineBytes - 1))}\n`;
   for (let sent = 0; sent < bytes; sent += lineText.length) {
     if (!agent.stdout(lineText)) await agent.drained();
+  }
+}
+
+/**
+ * A process the agent leaves behind, the ways real agents do (a dev server, a file watcher):
+ * `setsid` (its own session and group), `nohup` (in the agent's group, SIGHUP ignored),
+ * `doubleFork` (a child that starts it in a session of its own, then exits at once, so its
+ * parent is gone) or `group` (a plain background child). It writes its pid to `pidFile`, and
+ * the step returns once it has; `holdOutput` keeps the agent's stdout/stderr open in it,
+ * `writes` appends a line to that file every `everyMs` (default 50), from the start or with
+ * `afterExit` only once the agent itself is gone; `stubborn` makes it ignore SIGTERM.
+ */
+async function startDaemon(step, at) {
+  const pidFile = at(step.pidFile);
+  const body = `
+    const fs = require('node:fs');
+    const [pidFile, writes, everyMs, afterExit, ignoreTerm, agentPid] = process.argv.slice(1);
+    if (ignoreTerm === '1') process.on('SIGTERM', () => {});
+    fs.writeFileSync(pidFile, String(process.pid));
+    const agentGone = () => { try { process.kill(Number(agentPid), 0); return false; } catch { return true; } };
+    let n = 0;
+    setInterval(() => {
+      if (writes && (afterExit !== '1' || agentGone())) fs.appendFileSync(writes, 'late write ' + ++n + '\\n');
+    }, Number(everyMs));`;
+  const daemonArgs = [
+    '-e',
+    body,
+    pidFile,
+    step.writes === undefined ? '' : at(step.writes),
+    String(step.everyMs ?? 50),
+    step.afterExit ? '1' : '0',
+    step.stubborn ? '1' : '0',
+    String(process.pid),
+  ];
+  const stdio = step.holdOutput ? ['ignore', 'inherit', 'inherit'] : 'ignore';
+  if (step.daemon === 'setsid') {
+    spawn(process.execPath, daemonArgs, { stdio, detached: true }).unref();
+  } else if (step.daemon === 'nohup') {
+    spawn('nohup', [process.execPath, ...daemonArgs], { stdio }).unref();
+  } else if (step.daemon === 'doubleFork') {
+    const starter = `require('node:child_process').spawn(process.execPath, ${JSON.stringify(daemonArgs)}, { stdio: ${JSON.stringify(stdio)}, detached: true }).unref();`;
+    spawn(process.execPath, ['-e', starter], { stdio }).unref();
+  } else {
+    spawn(process.execPath, daemonArgs, { stdio }).unref();
+  }
+  for (let waited = 0; !existsSync(pidFile) && waited < 30_000; waited += 20) {
+    await sleep(20);
   }
 }

@@ -34,9 +34,19 @@ export async function runCommand(
   const quitting = new Promise<never>((_, reject) => {
     quitNow = (code) => reject(new QuitNow(code));
   });
-  const removeSignals = installStopSignals(stop, (m) => io.stderr.write(m), quitNow);
+  // After a hang-up nobody answers the completion choice: the run is left resumable instead.
+  let hungUp = false;
+  const removeSignals = installStopSignals(
+    stop,
+    (m) => io.stderr.write(m),
+    quitNow,
+    () => {
+      hungUp = true;
+    },
+  );
   let branches = { branch: `ralph/${opts.change}`, original: 'your branch' };
   const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
+    if (hungUp) return null;
     if (options.onComplete !== 'ask') return options.onComplete;
     return askCompletionChoice(
       io.stdin,

@@ -2,6 +2,7 @@ import { QuitNow } from '../../core/errors.js';
 import { loadInteractiveUi } from '../interactive.js';
 import type { CommandIO } from '../io.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
+import { noteHangUp } from '../stop-signals.js';
 import { createUiController } from '../ui-controller.js';
 import { assertDirectory } from './cwd.js';
 
@@ -18,8 +19,21 @@ export async function uiCommand(
   // SIGTERM asks the running loop to stop, like `q`; the UI then shows the completion choice.
   const onTerm = (): void => controller.stopActive();
   process.on('SIGTERM', onTerm);
+  // The terminal closed: nobody sees the UI any more. The live run is stopped (its attempt saved
+  // and reverted, the run left for resume / finish), then the CLI quits with 130.
+  let hangUp = (): void => undefined;
+  const hungUp = new Promise<never>((_, reject) => {
+    hangUp = () => {
+      noteHangUp();
+      void controller.hangUp().then(
+        () => reject(new QuitNow(130)),
+        () => reject(new QuitNow(130)),
+      );
+    };
+  });
+  process.on('SIGHUP', hangUp);
   try {
-    const code = await renderApp(controller);
+    const code = await Promise.race([renderApp(controller), hungUp]);
     if (controller.quitAtOnce()) {
       io.stderr.write(
         'ralphtool: quit at once; any run in progress is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
@@ -29,5 +43,6 @@ export async function uiCommand(
     return code;
   } finally {
     process.off('SIGTERM', onTerm);
+    process.off('SIGHUP', hangUp);
   }
 }

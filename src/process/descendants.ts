@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import {
+  environmentHas,
+  fdTarget,
+  holdsAnyOf,
+  listPids,
+  processCommand,
+  processStat,
+  processStartTime,
+} from './proc.js';
+
+/**
+ * Put into the environment of every program whose descendants are watched, with a value of
+ * its own: the one mark that survives `setsid`, a double fork and closed output pipes, since
+ * every process inherits its parent's environment (the way CI servers find a build's leftovers).
+ */
+export const PROCESS_TAG_VARIABLE = 'RALPHTOOL_PROCESS_TAG';
+
+/**
+ * How often /proc is read while the program runs, to remember who it started. A look costs
+ * about 10 ms with 100 processes; once a second keeps an hour-long attempt cheap, and what
+ * escapes between two looks is still found by its tag or the pipes it holds.
+ */
+const SCAN_INTERVAL_MS = 1_000;
+
+/** A process started by a program that left the program's process group, found and killed. */
+export interface StrayProcess {
+  pid: number;
+  /** Its command line as it was when it was found (cut to 200 characters). */
+  command: string;
+}
+
+/** A new value for PROCESS_TAG_VARIABLE, unique to one program. */
+export function newProcessTag(): string {
+  return `${process.pid}-${randomBytes(8).toString('hex')}`;
+}
+
+/**
+ * Remembers every process a program starts, so that the ones that leave its process group
+ * (`setsid`, a double fork, a shell's own job control) can be found and killed once it ends:
+ * killing the group alone misses them, and one holding the program's output pipes or still
+ * writing files would outlive the attempt. Found by, in order of reach: the parent chain and
+ * the session, read from /proc while the program runs (a descendant once seen stays known, even
+ * when its parent dies); who holds the program's stdout/stderr pipes; who carries its tag in
+ * its environment. A process is remembered with its start time and only signalled while it
+ * still has it, so a pid the OS gave to someone else meanwhile is never killed.
+ * Where there is no /proc every answer is empty and only the group is killed.
+ */
+export class DescendantWatch {
+  private readonly known = new Map<number, string>();
+  private readonly pipes = new Set<string>();
+  private readonly found = new Map<number, { start: string; command: string }>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly leader: number,
+    private readonly tag: string,
+  ) {
+    for (const fd of [1, 2]) {
+      const target = fdTarget(leader, fd);
+      if (target?.startsWith('pipe:')) this.pipes.add(target);
+    }
+    this.scan();
+    this.timer = setInterval(() => this.scan(), SCAN_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Stops reading /proc on a timer (the program ended). */
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One look at /proc: every descendant of the leader seen now is remembered. */
+  scan(): void {
+    const stats = new Map<number, { ppid: number; pgrp: number; session: number; start: string }>();
+    for (const pid of listPids()) {
+      const stat = pid === process.pid ? null : processStat(pid);
+      if (stat !== null && stat.state !== 'Z') stats.set(pid, { ...stat, start: stat.startTime });
+    }
+    for (const [pid, start] of this.known) {
+      if (stats.get(pid)?.start !== start) this.known.delete(pid);
+    }
+    const ours = (pid: number): boolean => pid === this.leader || this.known.has(pid);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const [pid, stat] of stats) {
+        if (this.known.has(pid)) continue;
+        // The leader runs in a session of its own (detached): a process group of the agent's
+        // own making (a shell's job control) is still in that session.
+        if (ours(stat.ppid) || stat.session === this.leader || stat.pgrp === this.leader) {
+          this.known.set(pid, stat.start);
+          grew = true;
+        }
+      }
+    }
+  }
+
+  /**
+   * The live processes of the program's making that are outside its process group (the group
+   * is killed as a whole), by pid and start time. Each new one is remembered, with its
+   * command line, for the report (`reported`).
+   */
+  strays(): Map<number, string> {
+    this.scan();
+    const alive = new Map<number, string>();
+    for (const pid of listPids()) {
+      if (pid === process.pid || pid === process.ppid || pid <= 1) continue;
+      const stat = processStat(pid);
+      if (stat === null || stat.state === 'Z' || stat.pgrp === this.leader) continue;
+      const ours =
+        this.known.get(pid) === stat.startTime ||
+        holdsAnyOf(pid, this.pipes) ||
+        environmentHas(pid, PROCESS_TAG_VARIABLE, this.tag);
+      if (!ours) continue;
+      alive.set(pid, stat.startTime);
+      if (this.found.get(pid)?.start !== stat.startTime) {
+        this.found.set(pid, { start: stat.startTime, command: processCommand(pid) ?? '?' });
+      }
+    }
+    return alive;
+  }
+
+  /** Signals each process that still has the start time it was found with. */
+  static signal(processes: ReadonlyMap<number, string>, signal: NodeJS.Signals): void {
+    for (const [pid, start] of processes) {
+      if (processStartTime(pid) !== start) continue;
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+
+  /** Every stray found so far, in the order found. */
+  reported(): StrayProcess[] {
+    return [...this.found].map(([pid, { command }]) => ({ pid, command }));
+  }
+}

@@ -1,0 +1,70 @@
+import { DescendantWatch } from './descendants.js';
+import { signalGroup } from './process-group.js';
+
+/**
+ * How long the output pipes may stay open once everything ralphtool can find was killed: a
+ * holder it cannot see (another user's process) must not keep the attempt from ending.
+ */
+export const DRAIN_MS = 1_000;
+
+/** At most this many rounds of looking for strays and killing them (a daemon may fork on). */
+const KILL_ROUNDS = 40;
+const ROUND_MS = 50;
+
+export interface Settling {
+  pgid: number;
+  watch: DescendantWatch | null;
+  graceMs: number;
+  /** Settles once the leader's stdout and stderr pipes closed. */
+  pipesClosed: Promise<void>;
+  /** Settles when a stop or a limit asks for it after the leader exited: no more waiting. */
+  hurry: Promise<void>;
+  /** Closes ralphtool's ends of the pipes, when some holder could not be killed. */
+  destroyPipes: () => void;
+}
+
+/**
+ * What happens once the leader of a process group exited: the outcome is decided, the rest is
+ * tidying up, and the tree must be still before the attempt is judged or its files committed.
+ * What it left running, in its group or out of it, gets SIGTERM and the grace period to end
+ * (cut short by a stop, or by the pipes closing: a leftover that does not hold them is not
+ * waited for); then everything still there is SIGKILLed, strays over and over until none is
+ * found, and pipes that still do not close are given up on after DRAIN_MS.
+ */
+export async function settleAfterExit(s: Settling): Promise<void> {
+  signalGroup(s.pgid, 'SIGTERM');
+  if (s.watch) DescendantWatch.signal(s.watch.strays(), 'SIGTERM');
+  await firstOf(s.graceMs, s.pipesClosed, s.hurry);
+  signalGroup(s.pgid, 'SIGKILL');
+  if (s.watch) await killStrays(s.watch);
+  if (
+    !(await firstOf(
+      DRAIN_MS,
+      s.pipesClosed.then(() => true),
+    ))
+  )
+    s.destroyPipes();
+  s.watch?.close();
+}
+
+async function killStrays(watch: DescendantWatch): Promise<void> {
+  for (let round = 0; round < KILL_ROUNDS; round += 1) {
+    const strays = watch.strays();
+    if (strays.size === 0) return;
+    DescendantWatch.signal(strays, 'SIGKILL');
+    await firstOf(ROUND_MS);
+  }
+}
+
+/** The first of the promises to settle, or false after `ms`; its timer never outlives it. */
+async function firstOf<T>(ms: number, ...promises: Promise<T>[]): Promise<T | false> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([timeout, ...promises]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
