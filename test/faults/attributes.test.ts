@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultWorld, succeed, type Step } from './support/world.js';
@@ -193,4 +193,86 @@ describe('content transformed between work tree and index', () => {
       });
     });
   }
+});
+
+/** A start that must be refused before anything changes: exit 2, one line, repository as it was. */
+async function expectRefusedStart(w: FaultWorld, ...mentions: string[]): Promise<void> {
+  const headBefore = w.sha('HEAD');
+  const statusBefore = w.status();
+  const result = await w.loop('run', [], { onComplete: 'keep' });
+  expect(result.exitCode, result.stderr).toBe(2);
+  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+  expect(lines, result.stderr).toHaveLength(1);
+  for (const text of mentions) expect(result.stderr).toContain(text);
+  expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  expect(w.currentBranch()).toBe('main');
+  expect(w.sha('HEAD')).toBe(headBefore);
+  expect(w.branchExists(w.branch)).toBe(false);
+  expect(w.exists(path.relative(w.dir, w.stateFile))).toBe(false);
+  expect(w.git('for-each-ref', 'refs/ralphtool/')).toBe('');
+  expect(w.status()).toEqual(statusBefore);
+  expect(w.userFilesChanged()).toEqual([]);
+  expect(w.invoked('1', 1)).toBe(false);
+}
+
+describe('a snapshot git cannot make: the start is refused before anything changes', () => {
+  it('core.safecrlf=true refuses a CRLF file (autocrlf=input)', async () => {
+    world = new FaultWorld(CHANGE, 1);
+    const w = world;
+    w.git('config', 'core.autocrlf', 'input');
+    w.git('config', 'core.safecrlf', 'true');
+    w.write('notes/win.txt', b('from\r\nwindows\r\n'));
+    w.rebaseline();
+    await expectRefusedStart(w, 'notes/win.txt', 'core.safecrlf', 'CRLF would be replaced by LF');
+  });
+
+  it('core.safecrlf=true refuses a mixed file (autocrlf=true)', async () => {
+    world = new FaultWorld(CHANGE, 1);
+    const w = world;
+    w.git('config', 'core.autocrlf', 'true');
+    w.git('config', 'core.safecrlf', 'true');
+    w.write('notes/mixed.txt', b('a\r\nb\n'));
+    w.rebaseline();
+    await expectRefusedStart(w, 'core.safecrlf', 'would be replaced by');
+  });
+
+  it('a required filter whose program is missing (LFS configured but not installed)', async () => {
+    world = new FaultWorld(CHANGE, 1);
+    const w = world;
+    w.write('.gitattributes', '*.psd filter=lfs diff=lfs merge=lfs -text\n');
+    w.git('add', '.gitattributes');
+    w.git('commit', '-q', '-m', 'lfs attributes');
+    w.git('config', 'filter.lfs.clean', 'ralphtool-missing-git-lfs clean -- %f');
+    w.git('config', 'filter.lfs.smudge', 'ralphtool-missing-git-lfs smudge -- %f');
+    w.git('config', 'filter.lfs.required', 'true');
+    w.write('art/cover.psd', NUL_BINARY);
+    w.rebaseline();
+    await expectRefusedStart(w, 'art/cover.psd', "clean filter 'lfs' failed", 'filter.lfs');
+  });
+
+  it('a required filter whose program fails', async () => {
+    world = new FaultWorld(CHANGE, 1);
+    const w = world;
+    w.write('.gitattributes', '*.enc filter=crypt\n');
+    w.git('add', '.gitattributes');
+    w.git('commit', '-q', '-m', 'crypt attributes');
+    w.git('config', 'filter.crypt.clean', 'false');
+    w.git('config', 'filter.crypt.smudge', 'cat');
+    w.git('config', 'filter.crypt.required', 'true');
+    w.write('secrets/key.enc', 'not encrypted yet\n');
+    w.rebaseline();
+    await expectRefusedStart(w, 'secrets/key.enc', "clean filter 'crypt' failed");
+  });
+
+  it.skipIf(process.getuid?.() === 0)('an unreadable untracked file', async () => {
+    world = new FaultWorld(CHANGE, 1);
+    const w = world;
+    w.write('notes/private.txt', 'mine\n');
+    chmodSync(path.join(w.dir, 'notes/private.txt'), 0o000);
+    try {
+      await expectRefusedStart(w, 'notes/private.txt', 'cannot be read');
+    } finally {
+      chmodSync(path.join(w.dir, 'notes/private.txt'), 0o644);
+    }
+  });
 });
