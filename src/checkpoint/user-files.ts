@@ -160,7 +160,17 @@ export async function restoreUserBytes(
     false,
   );
   const rewrite = [...missing, ...candidates.filter((e) => onDisk.get(e.path) !== e.sha)];
-  const scratch: GitContext = { ...g.ctx, cwd: g.paths.dir };
+  // `unpack-file` writes into git's working directory: the run folder, inside the git dir, where
+  // git finds the repository by itself and no work tree applies (so nothing lands in the user's).
+  const { timeoutMs, baseEnv, env, config, signal } = g.ctx;
+  const scratch: GitContext = {
+    cwd: g.paths.dir,
+    timeoutMs,
+    baseEnv,
+    ...(env ? { env } : {}),
+    ...(config ? { config } : {}),
+    ...(signal ? { signal } : {}),
+  };
   for (const entry of rewrite) {
     await writeRawBlob(scratch, entry.sha, join(g.repo.root, entry.path), entry.mode === '100755');
   }

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { git, gitOut } from './git.js';
 import type { GitContext } from './git.js';
 import { errnoCode } from '../core/error-details.js';
+import { RuntimeError } from '../core/errors.js';
 
 /** One blob entry of a tree: a regular file (`100644`/`100755`), a link or a submodule. */
 export interface TreeEntry {
@@ -118,6 +119,9 @@ export async function writeRawBlob(
   const name = await gitOut(scratch, ['unpack-file', sha], { context: 'could not restore' });
   const temp = join(scratch.cwd, name);
   try {
+    if ((await modeOf(temp)) === null) {
+      throw new RuntimeError(`git unpack-file wrote ${name} elsewhere than ${scratch.cwd}`);
+    }
     const mode = await modeOf(target);
     if (mode === null) await mkdir(dirname(target), { recursive: true });
     // copyFile gives the copy the source's mode (0600 from unpack-file): set it back after.
