@@ -81,6 +81,7 @@ export async function protectUserFiles(at: StartPlace, head: HeadPosition): Prom
       scratchDir: paths.dir,
       startIndex: indexFile(repo),
       baseTree: head.kind === 'unborn' ? null : headTree,
+      strict: true,
     });
   } catch (error) {
     if (error instanceof GitError && !error.timedOut && !error.aborted) {

@@ -276,3 +276,24 @@ describe('a snapshot git cannot make: the start is refused before anything chang
     }
   });
 });
+
+describe('core.safecrlf=true and the agent’s own files', () => {
+  it('an attempt that leaves a file safecrlf refuses is still saved and reverted', async () => {
+    world = new FaultWorld(CHANGE, 1);
+    const w = world;
+    w.git('config', 'core.autocrlf', 'input');
+    w.git('config', 'core.safecrlf', 'true');
+    w.scenario({
+      '1-1': [{ write: 'src/win.txt', content: 'agent\r\ncrlf\r\n' }, { signal: 'FAILED: no' }],
+      '1-2': succeed('src/one.txt', 'one\n'),
+    });
+    const result = await w.loop('run', [], { onComplete: 'keep' });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(w.git('show', `refs/ralphtool/${CHANGE}/attempts/1-1:src/win.txt`)).toBe(
+      'agent\ncrlf\n',
+    );
+    expect(w.exists('src/win.txt')).toBe(false);
+    expect(w.subjects(`main..${w.branch}`)).toEqual(['initial state', 'checkpoint: 1']);
+    expect(w.userFilesChanged()).toEqual([]);
+  });
+});
