@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cleanGitEnv } from '../support/temp-repo.js';
 import { crashWhileAgentRuns } from './support/crash.js';
 import { FaultWorld, succeed } from './support/world.js';
 
@@ -137,5 +141,35 @@ describe('staged and unstaged versions of the same files', () => {
     expect(w.read('src/app.txt')).toBe('app v3 not staged\n');
     expect(w.read('staged-then-edited.txt')).toBe('second\n');
     expect(w.userFilesChanged()).toEqual([]);
+  });
+});
+
+describe('staged versions when the original branch moved on during the run', () => {
+  it('a file committed on the original branch since the start keeps that commit’s version staged', async () => {
+    const w = stagedWorld(false);
+    w.scenario({
+      '1-1': succeed('src/one.txt', 'one\n'),
+      '2-1': [{ say: 'working' }, { hang: true }],
+    });
+    await crashWhileAgentRuns(w, 'working');
+    // Meanwhile, in another worktree, the user commits their work-tree version of a file they
+    // had staged in another version at the start.
+    const other = path.join(w.scratch, 'other');
+    w.git('worktree', 'add', '-q', other, 'main');
+    writeFileSync(path.join(other, 'staged-then-edited.txt'), 'second\n');
+    execFileSync('git', ['-C', other, 'add', 'staged-then-edited.txt'], { env: cleanGitEnv() });
+    execFileSync('git', ['-C', other, 'commit', '-q', '-m', 'user commit elsewhere'], {
+      env: cleanGitEnv(),
+    });
+    execFileSync('git', ['-C', other, 'checkout', '-q', '--detach'], { env: cleanGitEnv() });
+
+    const finished = await w.cli(['finish', CHANGE, '--cleanup']);
+    expect(finished.exitCode, finished.stderr).toBe(0);
+    // Staging 'first' again would undo the user's commit in the index: it is named instead.
+    expect(w.git('show', ':staged-then-edited.txt')).toBe('second\n');
+    expect(finished.stderr).toContain(`(staged-then-edited.txt) is saved as ${REF}`);
+    expect(w.git('show', `${REF}:staged-then-edited.txt`)).toBe('first\n');
+    expect(w.git('show', ':src/app.txt')).toBe('app v2 staged\r\n');
+    expect(w.git('show', ':staged-new.txt')).toBe('new and staged\n');
   });
 });
