@@ -16,6 +16,7 @@ import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
+import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
 
 /**
@@ -102,7 +103,7 @@ export class CheckpointRun extends RecordedRun {
    * Back to the original branch with all the work as uncommitted changes; ends the run.
    * A half-done attempt is saved and reverted first, as if the loop had ended at the checkpoint.
    */
-  async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<void> {
+  async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<string | null> {
     this.refuseIfFinished();
     const resuming = this.current.step?.op === 'cleanup';
     if (!resuming) {
@@ -112,16 +113,20 @@ export class CheckpointRun extends RecordedRun {
       });
     }
     await clearStaleIndexLock(this.repo);
-    await returnToOriginal(this.runGit(opts), this.current, resuming);
+    const notice = await returnToOriginal(this.runGit(opts), this.current, resuming);
+    await forgetUserBytes(this.runGit(opts));
     await this.finish('cleanup', opts.outcome);
+    return notice;
   }
 
-  /** Stays on the run's branch, one commit per story; ends the run. */
-  async keep(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<void> {
+  /** Stays on the run's branch, one commit per story; ends the run. Returns a notice, if any. */
+  async keep(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<string | null> {
     this.refuseIfFinished();
     // No step marker: keeping is one state write once the tree is known to be at the checkpoint.
     await this.ensureAtCheckpoint(opts);
+    await forgetUserBytes(this.runGit(opts));
     await this.finish('keep', opts.outcome);
+    return stagedKeptNotice(this.runGit(opts));
   }
 
   /** Finishes the git sequence a crash interrupted, if any; returns the step it finished. */
@@ -190,6 +195,8 @@ export class CheckpointRun extends RecordedRun {
       label: attemptName(storyId, attempt),
       resuming,
     });
+    // `reset --hard` wrote the user's files through git's filters: their exact bytes go back.
+    await restoreUserBytes(this.runGit(opts), this.current.baseSha, toSha);
     await this.update((draft) => {
       draft.step = null;
       record(draft);

@@ -6,6 +6,7 @@ import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
 import { atOriginal } from './start-sequence.js';
+import { restoreStagedChanges, restoreUserBytes } from './user-files.js';
 
 /**
  * "Cleanup" of the git protocol: back to the original position with the run's work (and the
@@ -17,13 +18,13 @@ export async function returnToOriginal(
   g: RunGit,
   state: RunState,
   resuming: boolean,
-): Promise<void> {
+): Promise<string | null> {
   const { ctx } = g;
   const tip = await branchSha(ctx, g.branch);
   const head = await headPosition(ctx);
   const already = resuming && atOriginal(head, state);
   if (!tip) {
-    if (already) return; // the last step (deleting the branch) was done
+    if (already) return null; // the last step (deleting the branch) was done
     throw new RuntimeError(
       `branch ${g.branch} no longer exists, so the run's work cannot be brought back: look for it with \`git reflog\``,
     );
@@ -41,7 +42,14 @@ export async function returnToOriginal(
   } else {
     await git(ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
   }
+  // The squash wrote the files through git's filters, and unstaged everything: the exact bytes
+  // and the staged versions of the user's own files go back (both are idempotent).
+  await restoreUserBytes(g, state.baseSha, tip);
+  const notice = state.baseSha
+    ? await restoreStagedChanges(g, { startSha: state.originalSha, base: state.baseSha, tip })
+    : null;
   await git(ctx, ['branch', '-q', '-D', g.branch], { context: `could not delete ${g.branch}` });
+  return notice;
 }
 
 async function checkoutOriginal(g: RunGit, state: RunState): Promise<void> {

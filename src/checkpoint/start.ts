@@ -13,6 +13,7 @@ import type { HeadPosition } from '../git/repo.js';
 import { engineContext, locateRun } from './run-git.js';
 import { atOriginal } from './start-sequence.js';
 import { operationInProgress } from '../git/status.js';
+import { protectUserFiles } from './user-files.js';
 
 export interface StartOptions extends RunLocation {
   /** Reset an existing `ralph/<change>` branch that no active run owns. */
@@ -57,6 +58,10 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
       );
     }
   }
+
+  // Refuses what no snapshot can hold exactly and saves the exact bytes and the staged
+  // versions, all before the first write: a refusal leaves the repository untouched.
+  await protectUserFiles({ change, ctx, repo, paths }, head);
 
   const state = initialRunState(change, branch, head);
   await writeRunState(paths.state, state);

@@ -14,6 +14,12 @@ export interface SnapshotOptions {
   baseTree: string | null;
   /** Add only these paths (taken literally) instead of the whole work tree. */
   only?: readonly string[];
+  /**
+   * Keep the repository's `core.safecrlf` (the check before a start, which must refuse what
+   * the start's `git add -A` would). Otherwise a save never fails on it: saving an attempt
+   * whose files git would refuse must still work, or the attempt could never be reverted.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -28,7 +34,7 @@ export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): 
   const env = { GIT_INDEX_FILE: indexFile };
   // With core.splitIndex the temporary index would leave a shared index file in .git at
   // every save; written whole, it leaves nothing behind.
-  const config = ['core.splitIndex=false'];
+  const config = ['core.splitIndex=false', ...(opts.strict ? [] : ['core.safecrlf=false'])];
   const context = 'could not save the work tree';
   try {
     const copied = opts.startIndex !== null && (await copyIfPresent(opts.startIndex, indexFile));

@@ -54,9 +54,12 @@ async function applyCompletionChoice(
   }
   deps.emit({ type: 'run.awaiting-choice', outcome, options: ['cleanup', 'keep'] });
   const choice = await deps.chooseCompletion(outcome);
-  if (choice === 'cleanup') await run.cleanup({ outcome });
-  else if (choice === 'keep') await run.keep({ outcome });
+  let notice: string | null = null;
+  if (choice === 'cleanup') notice = await run.cleanup({ outcome });
+  else if (choice === 'keep') notice = await run.keep({ outcome });
   // Nobody answered: the run stays at its last checkpoint for `ralphtool finish`.
   else await run.release();
+  // Where the user's staged versions are saved when they could not be staged again.
+  if (notice !== null) deps.emit({ type: 'error', message: notice, fatal: false });
   return choice;
 }

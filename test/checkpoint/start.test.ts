@@ -87,11 +87,12 @@ describe('startRun', () => {
     expect(snapshotFiles(r.dir)).toEqual(before);
     expect(r.git('symbolic-ref', '--short', 'HEAD')).toBe('main');
     expect(r.git('rev-parse', 'HEAD')).toBe(mainSha);
-    expect(r.git('diff', '--cached', '--name-only')).toBe('');
+    // What was staged is staged again (the index saved at the start), the rest unstaged.
+    expect(r.git('show', ':tracked.txt')).toBe('one\nstaged');
     expect(r.git('status', '--porcelain').split('\n').sort()).toEqual([
-      ' D gone.txt',
-      ' M tracked.txt',
       '?? "untracked dir/"',
+      'D  gone.txt',
+      'MM tracked.txt',
     ]);
     expect(r.gitStatus('rev-parse', '--verify', '-q', 'refs/heads/ralph/add-auth')).not.toBe(0);
     expect((await readRunState(run.paths.state))?.status).toBe('finished');

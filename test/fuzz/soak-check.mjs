@@ -201,15 +201,31 @@ function checkKept(world, tip, finalTree, add) {
   for (const problem of diffEntries(want, snapshotTree(dir), 'work tree')) add(problem);
 }
 
-/** cleanup: back on main at its commit, nothing staged, the user's files byte for byte plus the stories' work. */
+/** What soak-world.mjs stages before the run (`git add docs/staged.md`). */
+const STAGED_BY_USER = ['docs/staged.md'];
+
+/** cleanup: back on main at its commit, only what the user had staged staged again, the user's files byte for byte plus the stories' work. */
 function checkCleanedUp(world, finalTree, add) {
   const { dir, mainSha, before } = world;
   const head = git(dir, 'symbolic-ref', '-q', 'HEAD').trim();
   if (head !== 'refs/heads/main') add(`cleanup: HEAD is ${head}`);
   if (git(dir, 'rev-parse', 'HEAD').trim() !== mainSha) add('cleanup: main moved');
   checkBranches(world, ['main'], add);
-  const staged = git(dir, 'diff', '--cached', '--name-only');
-  if (staged !== '') add(`cleanup: files left staged: ${staged.trim().split('\n').join(', ')}`);
+  // The user's staged files come back staged where the run left them as they were.
+  const wantStaged = STAGED_BY_USER.filter(
+    (file) =>
+      finalTree.get(file) !== undefined && finalTree.get(file).oid === before.get(file)?.oid,
+  );
+  const staged = git(dir, 'diff', '--cached', '--name-only').trim();
+  if (staged !== wantStaged.join('\n'))
+    add(
+      `cleanup: staged ${staged.split('\n').join(', ') || 'nothing'}; expected ${wantStaged.join(', ') || 'nothing'}`,
+    );
+  for (const file of wantStaged) {
+    const oid = git(dir, 'rev-parse', `:${file}`).trim();
+    if (oid !== before.get(file).oid)
+      add(`cleanup: ${file} is staged as ${oid}, not as the user staged it`);
+  }
   const want = new Map(before);
   for (const [file, entry] of finalTree)
     if (file.startsWith('stories/') || file.endsWith('/tasks.md')) want.set(file, entry);

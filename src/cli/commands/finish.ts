@@ -54,8 +54,8 @@ export async function finishCommand(
         if (repaired !== null) io.stderr.write(`ralphtool: ${repaired}\n`);
       }
       const outcome = run.state.outcome ?? 'stopped';
-      if (cleanup) await run.cleanup({ outcome });
-      else await run.keep({ outcome });
+      const notice = cleanup ? await run.cleanup({ outcome }) : await run.keep({ outcome });
+      if (notice !== null) io.stderr.write(`ralphtool: ${notice}\n`);
       io.stderr.write(
         cleanup
           ? `ralphtool: cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes\n`
