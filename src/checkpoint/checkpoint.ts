@@ -16,6 +16,8 @@ import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
+import { undoStart } from './start-undo.js';
+import { assertOriginalFree } from './worktrees.js';
 import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
 
 /**
@@ -104,6 +106,11 @@ export class CheckpointRun extends RecordedRun {
    */
   async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<void> {
     this.refuseIfFinished();
+    const g = this.runGit(opts);
+    if (this.current.step?.op === 'start' && (await undoStart(g, this.current))) {
+      return this.finish('cleanup', opts.outcome);
+    }
+    await assertOriginalFree(g.ctx, this.repo, this.current);
     const resuming = this.current.step?.op === 'cleanup';
     if (!resuming) {
       await this.ensureAtCheckpoint(opts);

@@ -1,6 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { expect } from 'vitest';
 import { cleanGitEnv } from '../../support/temp-repo.js';
 import { runCli, type CliRun } from '../../support/cli.js';
@@ -18,12 +16,10 @@ export function gitIn(dir: string, ...args: string[]): string {
  * ones too) and the branches of the repository.
  */
 export function treeFingerprint(dir: string): Record<string, unknown> {
-  const index = path.join(gitIn(dir, 'rev-parse', '--absolute-git-dir').trim(), 'index');
   return {
     head: gitIn(dir, 'rev-parse', '--symbolic-full-name', 'HEAD').trim(),
     headSha: gitIn(dir, 'rev-parse', '--verify', '-q', 'HEAD').trim(),
     index: gitIn(dir, 'ls-files', '--stage', '-z'),
-    indexFile: existsSync(index) ? readFileSync(index).length : null,
     files: [...snapshotTree(dir)],
     branches: gitIn(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/'),
   };
