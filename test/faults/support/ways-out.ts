@@ -12,8 +12,8 @@ export function gitIn(dir: string, ...args: string[]): string {
 
 /**
  * Everything of one work tree a wrong reset, clean or checkout would change: where HEAD
- * points, the index entries (with their modes and blobs), every file byte for byte (ignored
- * ones too) and the branches of the repository.
+ * points, the index entries (with their modes and blobs) and every file byte for byte
+ * (ignored ones too).
  */
 export function treeFingerprint(dir: string): Record<string, unknown> {
   return {
@@ -21,7 +21,6 @@ export function treeFingerprint(dir: string): Record<string, unknown> {
     headSha: gitIn(dir, 'rev-parse', '--verify', '-q', 'HEAD').trim(),
     index: gitIn(dir, 'ls-files', '--stage', '-z'),
     files: [...snapshotTree(dir)],
-    branches: gitIn(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/'),
   };
 }
 
