@@ -103,12 +103,14 @@ export class CheckpointRun extends RecordedRun {
   /**
    * Back to the original branch with all the work as uncommitted changes; ends the run.
    * A half-done attempt is saved and reverted first, as if the loop had ended at the checkpoint.
+   * Returns the ref where files written since an interrupted cleanup were set aside, if any.
    */
-  async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<void> {
+  async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<string | null> {
     this.refuseIfFinished();
     const g = this.runGit(opts);
     if (this.current.step?.op === 'start' && (await undoStart(g, this.current))) {
-      return this.finish('cleanup', opts.outcome);
+      await this.finish('cleanup', opts.outcome);
+      return null;
     }
     await assertOriginalFree(g.ctx, this.repo, this.current);
     const resuming = this.current.step?.op === 'cleanup';
@@ -119,8 +121,9 @@ export class CheckpointRun extends RecordedRun {
       });
     }
     await clearStaleIndexLock(this.repo);
-    await returnToOriginal(this.runGit(opts), this.current, resuming);
+    const late = await returnToOriginal(this.runGit(opts), this.current, resuming);
     await this.finish('cleanup', opts.outcome);
+    return late;
   }
 
   /** Stays on the run's branch, one commit per story; ends the run. */

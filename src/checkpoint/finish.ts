@@ -6,24 +6,26 @@ import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
 import { atOriginal } from './start-sequence.js';
+import { setAsideLateWrites } from './late-writes.js';
 
 /**
  * "Cleanup" of the git protocol: back to the original position with the run's work (and the
  * user's own uncommitted changes from the start) as unstaged changes, and the run's branch
  * deleted. The caller has put the tree at the checkpoint. With `resuming`, carries on after
- * an interruption from whichever step was reached.
+ * an interruption from whichever step was reached. Returns the ref that files written
+ * since an interruption were set aside under, if any.
  */
 export async function returnToOriginal(
   g: RunGit,
   state: RunState,
   resuming: boolean,
-): Promise<void> {
+): Promise<string | null> {
   const { ctx } = g;
   const tip = await branchSha(ctx, g.branch);
   const head = await headPosition(ctx);
   const already = resuming && atOriginal(head, state);
   if (!tip) {
-    if (already) return; // the last step (deleting the branch) was done
+    if (already) return null; // the last step (deleting the branch) was done
     throw new RuntimeError(
       `branch ${g.branch} no longer exists, so the run's work cannot be brought back: look for it with \`git reflog\``,
     );
@@ -31,17 +33,19 @@ export async function returnToOriginal(
   const unborn =
     state.originalBranch.kind === 'unborn' &&
     (await branchSha(ctx, state.originalBranch.name)) === null;
+  let late: boolean | string = false;
   if (unborn) {
     await toUnbornOriginal(g, state);
   } else if (!already) {
     await checkoutOriginal(g, state);
     await squash(g);
-  } else if (await needsSquash(g, tip)) {
+  } else if ((late = await needsSquash(g, tip))) {
     await squash(g);
   } else {
     await git(ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
   }
   await git(ctx, ['branch', '-q', '-D', g.branch], { context: `could not delete ${g.branch}` });
+  return typeof late === 'string' ? late : null;
 }
 
 async function checkoutOriginal(g: RunGit, state: RunState): Promise<void> {
@@ -91,9 +95,10 @@ async function conflictedFiles(g: RunGit): Promise<string[]> {
 
 /**
  * After an interrupted cleanup, at the original position: the squash is still to do when the
- * files are exactly the original commit's; it is done when they are the run branch's.
+ * files are exactly the original commit's; it is done (false) when they are the run branch's.
+ * Anything else was written since: it is set aside under a ref (returned), then squashed.
  */
-async function needsSquash(g: RunGit, tip: string): Promise<boolean> {
+async function needsSquash(g: RunGit, tip: string): Promise<boolean | string> {
   const { ctx, repo } = g;
   const headTree = await treeOf(ctx, 'HEAD');
   const files = await snapshotWorkTree(ctx, {
@@ -103,9 +108,7 @@ async function needsSquash(g: RunGit, tip: string): Promise<boolean> {
   });
   if (files === (await treeOf(ctx, tip))) return false;
   if (files === headTree) return true;
-  throw new RuntimeError(
-    `the cleanup of ${g.change} was interrupted and the files changed since: bring the work back by hand with \`git merge --squash ${g.branch}\` and \`git reset\` (skip that if you already did), then \`git branch -D ${g.branch}\` and \`ralphtool finish ${g.change} --cleanup\` again`,
-  );
+  return setAsideLateWrites(g, files, tip);
 }
 
 /**

@@ -24,7 +24,14 @@ export async function undoStart(g: RunGit, state: RunState): Promise<boolean> {
   // The run's branch is the original commit itself, so moving HEAD alone changes no file.
   const original = state.originalBranch;
   if (original.kind === 'detached') {
-    await git(ctx, ['update-ref', '--no-deref', '-m', 'ralphtool: undo start', 'HEAD', original.sha]);
+    await git(ctx, [
+      'update-ref',
+      '--no-deref',
+      '-m',
+      'ralphtool: undo start',
+      'HEAD',
+      original.sha,
+    ]);
   } else {
     await git(ctx, [
       'symbolic-ref',

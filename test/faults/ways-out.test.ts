@@ -227,3 +227,52 @@ describe('the original branch checked out in another worktree at cleanup time', 
     expect([...snapshotTree(other)]).toEqual(otherBefore);
   });
 });
+
+describe('an interrupted cleanup, then files written into the tree before it is resumed', () => {
+  type Reached = 'checkout' | 'squash' | 'reset';
+  const CASES: { reached: Reached; file: string; content: string }[] = [
+    // The squash would bring this very file: `git merge --squash` refuses to overwrite it.
+    { reached: 'checkout', file: 'src/one.txt', content: 'written after the crash\n' },
+    // A file of its own, which the squash does not know.
+    { reached: 'checkout', file: 'notes/late.txt', content: 'late note\n' },
+    // After the squash: a file the run brought, changed again.
+    { reached: 'squash', file: 'src/two.txt', content: 'edited after the crash\n' },
+    { reached: 'reset', file: 'src/one.txt', content: 'edited after the crash\n' },
+  ];
+
+  it.each(CASES)(
+    'after "$reached", $file written: status names finish --cleanup, which completes it and sets the late file aside under a ref',
+    async ({ reached, file, content }) => {
+      const w = await awaitingChoice(true);
+      const mainBefore = w.sha('main');
+      const tip = w.sha(w.branch);
+      w.git('checkout', '-q', 'main', '--');
+      if (reached !== 'checkout') w.git('merge', '-q', '--squash', '--ff', '--no-stat', w.branch);
+      if (reached === 'reset') w.git('reset', '-q');
+      w.write(file, content);
+
+      const status = await runStatus(w);
+      expect(adviceCommand(String(status.next))).toEqual([
+        'ralphtool',
+        'finish',
+        CHANGE,
+        '--cleanup',
+      ]);
+      const { followed, last } = await followAdvice(w);
+      expect(followed).toHaveLength(1);
+      const ref = /set aside under (\S+)/.exec(last?.stderr ?? '')?.[1];
+      expect(ref, last?.stderr).toMatch(new RegExp(`^refs/ralphtool/${CHANGE}/attempts/late-`));
+      expect(w.git('show', `${ref!}:${file}`)).toBe(content);
+      expect(w.git('rev-parse', `${ref!}^2`).trim()).toBe(tip);
+      // The cleanup's own result, exactly as without the late write.
+      expect(w.currentBranch()).toBe('main');
+      expect(w.sha('main')).toBe(mainBefore);
+      expect(w.branchExists(w.branch)).toBe(false);
+      expect(w.read('src/one.txt')).toBe('one\n');
+      expect(w.read('src/two.txt')).toBe('two\n');
+      expect(w.exists('notes/late.txt')).toBe(false);
+      expect(w.userFilesChanged()).toEqual([]);
+      expect(w.state()).toMatchObject({ status: 'finished', choice: 'cleanup', step: null });
+    },
+  );
+});

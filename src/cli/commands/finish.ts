@@ -38,7 +38,13 @@ export async function finishCommand(
   try {
     for (const warning of locks.warnings) io.stderr.write(`ralphtool: warning: ${warning}\n`);
     const retry = `finish ${opts.change}${cleanup ? ' --cleanup' : ''}${keep ? ' --keep' : ''}${prune ? ' --prune' : ''}`;
-    const run = await openRun({ cwd: opts.cwd, change: opts.change, timeoutMs, baseEnv: io.env, retry });
+    const run = await openRun({
+      cwd: opts.cwd,
+      change: opts.change,
+      timeoutMs,
+      baseEnv: io.env,
+      retry,
+    });
     if (pruneOnly && run.state.status !== 'finished') {
       throw new UsageError(
         `the run of ${opts.change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,
@@ -57,8 +63,13 @@ export async function finishCommand(
         if (repaired !== null) io.stderr.write(`ralphtool: ${repaired}\n`);
       }
       const outcome = run.state.outcome ?? 'stopped';
-      if (cleanup) await run.cleanup({ outcome });
-      else await run.keep({ outcome });
+      const late = cleanup ? await run.cleanup({ outcome }) : null;
+      if (late !== null) {
+        io.stderr.write(
+          `ralphtool: files written since the cleanup was interrupted were set aside under ${late} (\`git show --stat ${late}\` lists them)\n`,
+        );
+      }
+      if (!cleanup) await run.keep({ outcome });
       io.stderr.write(
         cleanup
           ? `ralphtool: cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes\n`
