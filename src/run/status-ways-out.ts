@@ -36,7 +36,12 @@ export async function runPlace(
   const root = state.status === 'active' ? runWorktreeRoot(state, trees) : null;
   const here = isRunWorktree(state, repo, root);
   const command = here || root === null ? 'ralphtool' : `ralphtool -C ${root}`;
-  return { root, here, command, blocked: interrupted ? blocker(state, trees, root, command) : null };
+  return {
+    root,
+    here,
+    command,
+    blocked: interrupted ? blocker(state, trees, root, command) : null,
+  };
 }
 
 function blocker(
