@@ -17,6 +17,8 @@ import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
+import { undoStart } from './start-undo.js';
+import { assertOriginalFree } from './worktrees.js';
 import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
 
 /**
@@ -102,9 +104,16 @@ export class CheckpointRun extends RecordedRun {
   /**
    * Back to the original branch with all the work as uncommitted changes; ends the run.
    * A half-done attempt is saved and reverted first, as if the loop had ended at the checkpoint.
+   * Returns the ref where files written since an interrupted cleanup were set aside, if any.
    */
   async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<string | null> {
     this.refuseIfFinished();
+    const g = this.runGit(opts);
+    if (this.current.step?.op === 'start' && (await undoStart(g, this.current))) {
+      await this.finish('cleanup', opts.outcome);
+      return null;
+    }
+    await assertOriginalFree(g.ctx, this.repo, this.current);
     const resuming = this.current.step?.op === 'cleanup';
     if (!resuming) {
       await this.ensureAtCheckpoint(opts);

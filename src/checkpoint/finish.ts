@@ -7,12 +7,15 @@ import type { RunGit } from './run-git.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
 import { atOriginal } from './start-sequence.js';
 import { restoreStagedChanges, restoreUserBytes } from './user-files.js';
+import { setAsideLateWrites } from './late-writes.js';
 
 /**
  * "Cleanup" of the git protocol: back to the original position with the run's work (and the
  * user's own uncommitted changes from the start) as unstaged changes, and the run's branch
  * deleted. The caller has put the tree at the checkpoint. With `resuming`, carries on after
- * an interruption from whichever step was reached.
+ * an interruption from whichever step was reached. Returns what the user must be told, if
+ * anything: where files written since an interruption were set aside, staged versions that
+ * could not be staged again.
  */
 export async function returnToOriginal(
   g: RunGit,
@@ -32,12 +35,13 @@ export async function returnToOriginal(
   const unborn =
     state.originalBranch.kind === 'unborn' &&
     (await branchSha(ctx, state.originalBranch.name)) === null;
+  let late: boolean | string = false;
   if (unborn) {
     await toUnbornOriginal(g, state);
   } else if (!already) {
     await checkoutOriginal(g, state);
     await squash(g);
-  } else if (await needsSquash(g, tip)) {
+  } else if ((late = await needsSquash(g, tip))) {
     await squash(g);
   } else {
     await git(ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
@@ -49,7 +53,13 @@ export async function returnToOriginal(
     ? await restoreStagedChanges(g, { startSha: state.originalSha, base: state.baseSha, tip })
     : null;
   await git(ctx, ['branch', '-q', '-D', g.branch], { context: `could not delete ${g.branch}` });
-  return notice;
+  const notices = [
+    typeof late === 'string'
+      ? `files written since the cleanup was interrupted were set aside under ${late} (\`git show --stat ${late}\` lists them)`
+      : null,
+    notice,
+  ].filter((n): n is string => n !== null);
+  return notices.length > 0 ? notices.join('; ') : null;
 }
 
 async function checkoutOriginal(g: RunGit, state: RunState): Promise<void> {
@@ -99,9 +109,10 @@ async function conflictedFiles(g: RunGit): Promise<string[]> {
 
 /**
  * After an interrupted cleanup, at the original position: the squash is still to do when the
- * files are exactly the original commit's; it is done when they are the run branch's.
+ * files are exactly the original commit's; it is done (false) when they are the run branch's.
+ * Anything else was written since: it is set aside under a ref (returned), then squashed.
  */
-async function needsSquash(g: RunGit, tip: string): Promise<boolean> {
+async function needsSquash(g: RunGit, tip: string): Promise<boolean | string> {
   const { ctx, repo } = g;
   const headTree = await treeOf(ctx, 'HEAD');
   const files = await snapshotWorkTree(ctx, {
@@ -111,9 +122,7 @@ async function needsSquash(g: RunGit, tip: string): Promise<boolean> {
   });
   if (files === (await treeOf(ctx, tip))) return false;
   if (files === headTree) return true;
-  throw new RuntimeError(
-    `the cleanup of ${g.change} was interrupted and the files changed since: bring the work back by hand with \`git merge --squash ${g.branch}\` and \`git reset\` (skip that if you already did), then \`git branch -D ${g.branch}\` and \`ralphtool finish ${g.change} --cleanup\` again`,
-  );
+  return setAsideLateWrites(g, files, tip);
 }
 
 /**

@@ -4,10 +4,15 @@ import { readRunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
 import type { RunLocation } from './types.js';
 import { locateRun } from './run-git.js';
+import { assertRunWorktree } from './worktrees.js';
 
-/** Loads a recorded run of `change` (for resume, finish and status); it is not changed. */
-export async function openRun(opts: RunLocation): Promise<CheckpointRun> {
-  const { change, repo, engine, paths } = await locateRun(opts);
+/**
+ * Loads a recorded run of `change` (for resume, finish and status); it is not changed. An
+ * active run is refused from another work tree than its own, naming `ralphtool -C <its
+ * root> <retry>` (`retry` defaults to `resume <change>`).
+ */
+export async function openRun(opts: RunLocation & { retry?: string }): Promise<CheckpointRun> {
+  const { change, repo, ctx, engine, paths } = await locateRun(opts);
   const state = await readRunState(paths.state);
   if (!state) {
     throw new UsageError(
@@ -19,5 +24,6 @@ export async function openRun(opts: RunLocation): Promise<CheckpointRun> {
       `run state ${paths.state} belongs to ${state.change}, not ${change}: delete the folder ${paths.dir}`,
     );
   }
+  await assertRunWorktree(ctx, repo, state, opts.retry ?? `resume ${change}`);
   return new CheckpointRun(repo, paths, state, engine);
 }

@@ -9,7 +9,7 @@ export function snapshotRefusal(stderr: string): UsageError {
     .replace(/\r/g, '')
     .split('\n')
     .map((line) => line.trim());
-  const prefix = 'cannot save your files exactly before the run';
+  const prefix = 'the run did not start and nothing was changed: git cannot save your files';
   const crlf = firstMatch(lines, /^fatal: ((?:CR)?LF would be replaced by (?:CR)?LF) in (.+)$/);
   if (crlf) {
     return new UsageError(
@@ -31,7 +31,10 @@ export function snapshotRefusal(stderr: string): UsageError {
       `${prefix}: ${unreadable[1] ?? ''} cannot be read${cause ? ` (${cause[1] ?? ''})` : ''}: make it readable (or add it to .gitignore), then start again`,
     );
   }
-  const verdict = lines.filter((line) => /^(fatal|error):/.test(line)).pop() ?? 'git add failed';
+  // Several lines can matter (a nested repository: "error: '<path>/' does not have a commit
+  // checked out", then "fatal: adding files failed"): the last three distinct ones.
+  const verdicts = [...new Set(lines.filter((line) => /^(fatal|error):/.test(line)))];
+  const verdict = verdicts.slice(-3).join(' | ') || 'git add failed';
   return new UsageError(
     `${prefix}: \`git add -A\` fails here (${verdict}): fix that, then start again`,
   );

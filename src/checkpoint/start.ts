@@ -28,7 +28,8 @@ export interface StartOptions extends RunLocation {
  * as "initial state". The caller checks that the change exists and holds the run lock.
  */
 export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
-  const { change, repo, ctx, engine, paths } = await locateRun(opts);
+  const located = await locateRun(opts);
+  const { change, repo, ctx, engine, paths } = located;
   const branch = ralphBranch(change);
 
   const operation = await operationInProgress(repo.gitDir);
@@ -63,7 +64,7 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
   // versions, all before the first write: a refusal leaves the repository untouched.
   await protectUserFiles({ change, ctx, repo, paths }, head);
 
-  const state = initialRunState(change, branch, head);
+  const state = initialRunState(change, branch, head, { root: repo.root, gitDir: repo.gitDir });
   await writeRunState(paths.state, state);
   const { signal: _signal, ...kept } = engine;
   const run = new CheckpointRun(repo, paths, state, kept);
@@ -81,7 +82,12 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
 }
 
 /** The record written before the start touches git (`step: start`), so a crash can be finished. */
-export function initialRunState(change: string, branch: string, head: HeadPosition): RunState {
+export function initialRunState(
+  change: string,
+  branch: string,
+  head: HeadPosition,
+  worktree?: RunState['worktree'],
+): RunState {
   const now = new Date().toISOString();
   const originalBranch: OriginalBranch =
     head.kind === 'detached'
@@ -109,6 +115,7 @@ export function initialRunState(change: string, branch: string, head: HeadPositi
     agentPgid: null,
     agentIdentity: null,
     host: hostname(),
+    ...(worktree ? { worktree } : {}),
   };
 }
 

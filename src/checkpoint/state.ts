@@ -74,6 +74,11 @@ export const runStateSchema = z.object({
   /** Identity of that process (boot + start time), so a reused pid is never killed by mistake. */
   agentIdentity: z.string().nullable().default(null),
   host: z.string(),
+  /**
+   * The work tree the run belongs to (the run folder is shared by every worktree of the
+   * repository); missing in records written before it existed.
+   */
+  worktree: z.object({ root: z.string().min(1), gitDir: z.string().min(1) }).optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;

@@ -9,6 +9,7 @@ import { readLock } from './lock.js';
 import { runPaths, runsRoot } from '../checkpoint/paths.js';
 import { readRunState, unreadableWayOut, type RunState } from '../checkpoint/state.js';
 import { messageOf } from '../core/error-details.js';
+import { runPlace } from './status-ways-out.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
 
@@ -28,6 +29,8 @@ export interface RunStatus {
   costUsd: number;
   startedAt: string | null;
   updatedAt: string | null;
+  /** The work tree the run belongs to, when it is not the one `status` was asked in. */
+  worktree?: string | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -80,6 +83,7 @@ async function statusOf(
     state.status === 'finished' ? 'finished' : running ? 'running' : 'interrupted';
   const done = Object.values(state.stories).filter((s) => s.completed).length;
   const total = await storyTotal(repo, state, specRootFromRepo, timeoutMs, baseEnv);
+  const place = await runPlace(repo, state, condition === 'interrupted', timeoutMs, baseEnv);
   return {
     change,
     state: condition,
@@ -97,12 +101,16 @@ async function statusOf(
     costUsd: state.costUsd,
     startedAt: state.startedAt,
     updatedAt: state.updatedAt,
-    next: nextCommand(
-      change,
-      condition,
-      state,
-      running && lock.kind === 'held' ? lock.holder.pid : null,
-    ),
+    worktree: place.here ? null : place.root,
+    next:
+      place.blocked ??
+      nextCommand(
+        change,
+        condition,
+        state,
+        running && lock.kind === 'held' ? lock.holder.pid : null,
+        place.command,
+      ),
     error: null,
   };
 }
@@ -112,23 +120,25 @@ function nextCommand(
   condition: RunCondition,
   state: RunState,
   pid: number | null,
+  /** `ralphtool`, or `ralphtool -C <root>` for a run of another work tree. */
+  rt: string,
 ): string {
   switch (condition) {
     case 'running':
       return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
     case 'interrupted':
       if (state.step?.op === 'cleanup') {
-        return `a cleanup is under way: \`ralphtool finish ${change} --cleanup\` completes it`;
+        return `a cleanup is under way: \`${rt} finish ${change} --cleanup\` completes it`;
       }
       if (state.outcome !== null && state.outcome !== 'error') {
         // The loop ended and the completion question went unanswered.
-        return `ralphtool finish ${change} --cleanup|--keep   (or carry on: ralphtool resume ${change})`;
+        return `${rt} finish ${change} --cleanup|--keep   (or carry on: ${rt} resume ${change})`;
       }
-      return `ralphtool resume ${change}   (or end it: ralphtool finish ${change} --cleanup|--keep)`;
+      return `${rt} resume ${change}   (or end it: ${rt} finish ${change} --cleanup|--keep)`;
     case 'finished':
       return state.choice === 'keep'
-        ? `work is on ${state.branch}; \`ralphtool finish ${change} --prune\` deletes its attempt refs`
-        : `\`ralphtool finish ${change} --prune\` deletes its attempt refs`;
+        ? `work is on ${state.branch}; \`${rt} finish ${change} --prune\` deletes its attempt refs`
+        : `\`${rt} finish ${change} --prune\` deletes its attempt refs`;
     case 'unreadable':
       return unreadableWayOut(change);
   }
@@ -170,6 +180,7 @@ function unreadable(change: string, folder: string, message: string): RunStatus 
     costUsd: 0,
     startedAt: null,
     updatedAt: null,
+    worktree: null,
     next: unreadableWayOut(change, folder),
     error: message,
   };

@@ -13,7 +13,7 @@ describe('snapshotRefusal', () => {
     );
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe(
-      'cannot save your files exactly before the run: notes/private.txt cannot be read (Permission denied): make it readable (or add it to .gitignore), then start again',
+      'the run did not start and nothing was changed: git cannot save your files: notes/private.txt cannot be read (Permission denied): make it readable (or add it to .gitignore), then start again',
     );
   });
 
@@ -38,7 +38,7 @@ describe('snapshotRefusal', () => {
   it('anything else: git’s own verdict, on one line', () => {
     const error = snapshotRefusal('warning: something\nfatal: some new failure\n');
     expect(error.message).toBe(
-      'cannot save your files exactly before the run: `git add -A` fails here (fatal: some new failure): fix that, then start again',
+      'the run did not start and nothing was changed: git cannot save your files: `git add -A` fails here (fatal: some new failure): fix that, then start again',
     );
     expect(error.message).not.toContain('\n');
   });

@@ -232,7 +232,11 @@ describe('startRun', () => {
         join(r.git('rev-parse', '--show-toplevel'), '.git/ralphtool/add-auth'),
       );
       expect(run.state.originalBranch).toEqual({ kind: 'branch', name: 'feature' });
-      const reopened = await openRun(runLocation(r.dir, 'add-auth'));
+      // The main work tree is not the run's: opening it there is refused, naming the worktree.
+      await expect(openRun(runLocation(r.dir, 'add-auth'))).rejects.toThrow(
+        `ralphtool -C ${linked} resume add-auth`,
+      );
+      const reopened = await openRun(runLocation(linked, 'add-auth'));
       expect(reopened.state.checkpointSha).toBe(run.state.checkpointSha);
       await run.cleanup();
     } finally {

@@ -37,7 +37,14 @@ export async function finishCommand(
   const locks = await lockSession(opts.cwd, opts.change, timeoutMs, io.env);
   try {
     for (const warning of locks.warnings) io.stderr.write(`ralphtool: warning: ${warning}\n`);
-    const run = await openRun({ cwd: opts.cwd, change: opts.change, timeoutMs, baseEnv: io.env });
+    const retry = `finish ${opts.change}${cleanup ? ' --cleanup' : ''}${keep ? ' --keep' : ''}${prune ? ' --prune' : ''}`;
+    const run = await openRun({
+      cwd: opts.cwd,
+      change: opts.change,
+      timeoutMs,
+      baseEnv: io.env,
+      retry,
+    });
     if (pruneOnly && run.state.status !== 'finished') {
       throw new UsageError(
         `the run of ${opts.change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,
@@ -48,7 +55,9 @@ export async function finishCommand(
       if (killOrphanedAgent(run.state)) {
         io.stderr.write('ralphtool: stopped the agent the interrupted run left running\n');
       }
-      if (run.state.step?.op !== 'cleanup') {
+      // A start that stopped before its first commit is undone by the cleanup, not completed.
+      const undoingStart = cleanup && run.state.step?.op === 'start';
+      if (run.state.step?.op !== 'cleanup' && !undoingStart) {
         // Put back first (cleanup and keep would do it silently), to say what was found.
         const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
         if (repaired !== null) io.stderr.write(`ralphtool: ${repaired}\n`);

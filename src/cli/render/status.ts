@@ -28,6 +28,7 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
       `${style.bold(run.change)}  ${state}`,
       `  ${stories}${current} · ${formatCost(run.costUsd)}`,
       `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
+      ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
       `  next: ${run.next}`,
     ].join('\n');
   });
