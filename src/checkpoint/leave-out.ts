@@ -40,6 +40,29 @@ export async function leaveIgnoredOutOfTree(
   }
 }
 
+/**
+ * The paths ignored at the start that some commit between `checkpoint` and `tip` holds (an
+ * agent that un-ignored `.env` and committed it): such a commit is not kept as a parent of a
+ * saved attempt, or the secret would be reachable from the attempt's ref.
+ */
+export async function ignoredInHistory(
+  g: RunGit,
+  guard: RepoGuard,
+  tip: string,
+  checkpoint: string,
+): Promise<string[]> {
+  if (guard.ignored.length === 0) return [];
+  const commits = await git(g.ctx, ['rev-list', tip, `^${checkpoint}`, '--']);
+  const found = new Set<string>();
+  for (const commit of commits.stdout.split('\n').filter(Boolean)) {
+    const listed = await git(g.ctx, ['ls-tree', '-r', '-z', '--name-only', commit]);
+    for (const path of listed.stdout.split('\0')) {
+      if (path !== '' && guard.isIgnoredAtStart(path)) found.add(path);
+    }
+  }
+  return [...found];
+}
+
 /** Takes the files that were ignored at the start out of the real index; returns them. */
 export async function leaveIgnoredOutOfIndex(g: RunGit, guard: RepoGuard): Promise<string[]> {
   if (guard.ignored.length === 0) return [];

@@ -6,7 +6,7 @@ import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
 import { mkdir } from 'node:fs/promises';
-import { leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
+import { ignoredInHistory, leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, nestedNotice } from './nested-repos.js';
 import type { Protection } from './repo-guard.js';
 
@@ -70,9 +70,14 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
   });
   const { tree, left } = await leaveIgnoredOutOfTree(g, opts.protect.guard, snapshot);
   if (left.length > 0) opts.protect.notices.push(leftOutNotice(left, `the save ${ref}`));
-  const moved = [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)].filter(
-    (sha): sha is string => sha !== null && sha !== checkpoint,
-  );
+  const moved: string[] = [];
+  for (const sha of [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)]) {
+    if (sha === null || sha === checkpoint) continue;
+    // The attempt's own commits are kept as parents, unless one holds a file ignored at the start.
+    const held = await ignoredInHistory(g, opts.protect.guard, sha, checkpoint);
+    if (held.length === 0) moved.push(sha);
+    else opts.protect.notices.push(leftOutNotice(held, `the save ${ref} (with the commits holding them)`));
+  }
   let saved = previous;
   const nothingNew = tree === checkpointTree && moved.length === 0;
   if (saved === null || !(nothingNew && opts.resuming)) {
