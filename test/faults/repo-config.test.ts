@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALL_SUCCEED, FaultWorld, type Step } from './support/world.js';
+import { agentFlags, ALL_SUCCEED, FaultWorld, type Step } from './support/world.js';
 
 // The agent rewrites the repository's own config so that git would work elsewhere
 // (core.worktree), refuse to work (core.bare), or start its programs on ralphtool's next git
@@ -151,4 +151,33 @@ describe('an agent that rewrites .git/config', () => {
       if (existsSync(saved)) expect(readFileSync(saved)).not.toEqual(config);
     },
   );
+
+  it('config outside the repository (the global file) cannot start an fsmonitor program either', async () => {
+    world = new FaultWorld(CHANGE, 2);
+    const w = world;
+    const global = path.join(w.scratch, 'global.gitconfig');
+    writeFileSync(global, '');
+    const marker = path.join(w.scratch, 'marker');
+    const fsmonitor = markerScript(w, 'fsmon', marker);
+    w.scenario({
+      '1-1': [
+        ...WORK,
+        { git: ['config', '--global', 'core.fsmonitor', fsmonitor] },
+        { signal: 'FAILED: I broke the global config' },
+      ],
+      ...ALL_SUCCEED,
+    });
+    const args = ['run', CHANGE, ...agentFlags(), '--json', '--on-complete', 'keep'];
+    const result = await w.cli(args, { GIT_CONFIG_GLOBAL: global });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(readFileSync(global, 'utf8')).toContain('fsmonitor');
+    expect(existsSync(marker)).toBe(false);
+    expect(w.subjects(`main..${w.branch}`)).toEqual([
+      'initial state',
+      'checkpoint: 1',
+      'checkpoint: 2',
+    ]);
+    expect(w.status()).toEqual([]);
+    expect(w.userFilesChanged()).toEqual([]);
+  });
 });
