@@ -53,7 +53,10 @@ export class CheckpointRun extends RecordedRun {
     opts: CallOptions = {},
   ): Promise<string> {
     const step: RunStep = { op: 'accept', storyId, figures };
-    const protect = await this.protect(opts, attemptName(storyId, this.current.currentAttempt ?? 0));
+    const protect = await this.protect(
+      opts,
+      attemptName(storyId, this.current.currentAttempt ?? 0),
+    );
     const resuming = await this.enterStep(step, opts);
     await clearStaleIndexLock(this.repo);
     const sha = await commitStory(

@@ -27,7 +27,10 @@ export async function leaveIgnoredOutOfTree(
     .filter((path) => path !== '' && guard.isIgnoredAtStart(path));
   if (left.length === 0) return { tree, left };
   await mkdir(g.paths.dir, { recursive: true });
-  const indexFile = join(g.paths.dir, `leave-out-index-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const indexFile = join(
+    g.paths.dir,
+    `leave-out-index-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
   const env = { GIT_INDEX_FILE: indexFile };
   const context = 'could not leave ignored files out of the saved attempt';
   try {
@@ -84,6 +87,7 @@ async function unstage(g: RunGit, paths: readonly string[], env: Record<string, 
 
 /** The notice for files left out of a commit or a save. */
 export function leftOutNotice(left: readonly string[], where: string): string {
-  const shown = left.slice(0, 5).join(', ') + (left.length > 5 ? ` and ${left.length - 5} more` : '');
+  const shown =
+    left.slice(0, 5).join(', ') + (left.length > 5 ? ` and ${left.length - 5} more` : '');
   return `${shown}: ignored when the run started but no longer ignored after the attempt (its .gitignore or exclude rules changed); ralphtool left ${left.length === 1 ? 'it' : 'them'} out of ${where} and on disk as ${left.length === 1 ? 'it is' : 'they are'} — check your ignore rules before committing`;
 }

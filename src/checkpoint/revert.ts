@@ -53,7 +53,9 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
   const nested = await detachNestedRepos(g, opts.label);
   if (nested.length > 0) {
     const saved = `${g.paths.dir}/nested/${opts.label}/`;
-    opts.protect.notices.push(nestedNotice(nested, saved, `saved their files under ${ref}, then removed them`));
+    opts.protect.notices.push(
+      nestedNotice(nested, saved, `saved their files under ${ref}, then removed them`),
+    );
   }
 
   // 1. Save the attempt without touching the real index or the files. A revert resumed after
@@ -76,7 +78,10 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
     // The attempt's own commits are kept as parents, unless one holds a file ignored at the start.
     const held = await ignoredInHistory(g, opts.protect.guard, sha, checkpoint);
     if (held.length === 0) moved.push(sha);
-    else opts.protect.notices.push(leftOutNotice(held, `the save ${ref} (with the commits holding them)`));
+    else
+      opts.protect.notices.push(
+        leftOutNotice(held, `the save ${ref} (with the commits holding them)`),
+      );
   }
   let saved = previous;
   const nothingNew = tree === checkpointTree && moved.length === 0;

@@ -58,7 +58,11 @@ const VARIANTS: Variant[] = [
   {
     name: 'a repository inside a new plain folder, and one inside it',
     repos: ['tools/gen', 'tools/gen/inner'],
-    files: { 'tools/plain.txt': 'plain\n', 'tools/gen/g.txt': 'g\n', 'tools/gen/inner/i.txt': 'i\n' },
+    files: {
+      'tools/plain.txt': 'plain\n',
+      'tools/gen/g.txt': 'g\n',
+      'tools/gen/inner/i.txt': 'i\n',
+    },
     steps: () => [
       { write: 'tools/plain.txt', content: 'plain\n' },
       { git: ['init', '-q', 'tools/gen'] },
@@ -132,10 +136,12 @@ describe('an attempt that creates nested repositories', () => {
       expectNoGitlink(w, w.branch);
       expect(w.status()).toEqual([]);
       expect(w.userFilesChanged()).toEqual([]);
-      const warnings = result.events().filter((e) => e.type === 'error' && e.fatal === false);
-      expect(warnings).toEqual([
-        expect.objectContaining({ message: expect.stringContaining('git repositories inside') }),
-      ]);
+      const warnings = result
+        .events()
+        .filter((e) => e.type === 'error' && e.fatal === false)
+        .map((e) => String(e.message));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('git repositories inside');
     },
   );
 

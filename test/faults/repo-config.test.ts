@@ -1,4 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentFlags, ALL_SUCCEED, FaultWorld, type Step } from './support/world.js';
@@ -111,7 +118,9 @@ describe('an agent that rewrites .git/config', () => {
       ]);
       expect(w.treeFiles(w.branch)).not.toContain('src/work.txt');
       expect(w.git('show', `${w.branch}:docs/stable.md`)).toBe('stable docs\n');
-      expect(w.git('show', `refs/ralphtool/${CHANGE}/attempts/1-1:src/work.txt`)).toBe('agent work\n');
+      expect(w.git('show', `refs/ralphtool/${CHANGE}/attempts/1-1:src/work.txt`)).toBe(
+        'agent work\n',
+      );
       expect(w.status()).toEqual([]);
       expect(w.userFilesChanged()).toEqual([]);
       const elsewhere = path.join(w.scratch, 'elsewhere');

@@ -80,7 +80,9 @@ function expectNeverCommitted(w: FaultWorld, secrets: readonly string[]): void {
 }
 
 function warnings(events: { type: string; [key: string]: unknown }[]): string[] {
-  return events.filter((e) => e.type === 'error' && e.fatal === false).map((e) => String(e.message));
+  return events
+    .filter((e) => e.type === 'error' && e.fatal === false)
+    .map((e) => String(e.message));
 }
 
 describe('an agent that un-ignores files ignored at the start', () => {
