@@ -62,7 +62,7 @@ export async function commitStory(
   }
   // Files ignored when the run started stay out even when the attempt un-ignored them.
   const sha = await commitEverything(ctx, message, async () => {
-    const left = await leaveIgnoredOutOfIndex(g, protect.guard);
+    const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint);
     if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
   });
   await endBisect(ctx, repo.gitDir);

@@ -19,12 +19,10 @@ export async function leaveIgnoredOutOfTree(
   g: RunGit,
   guard: RepoGuard,
   tree: string,
+  checkpoint: string,
 ): Promise<LeftOut> {
   if (guard.ignored.length === 0) return { tree, left: [] };
-  const listed = await git(g.ctx, ['ls-tree', '-r', '-z', '--name-only', tree]);
-  const left = listed.stdout
-    .split('\0')
-    .filter((path) => path !== '' && guard.isIgnoredAtStart(path));
+  const left = await notInCheckpoint(g, checkpoint, await ignoredIn(g, guard, tree));
   if (left.length === 0) return { tree, left };
   await mkdir(g.paths.dir, { recursive: true });
   const indexFile = join(
@@ -58,23 +56,46 @@ export async function ignoredInHistory(
   const commits = await git(g.ctx, ['rev-list', tip, `^${checkpoint}`, '--']);
   const found = new Set<string>();
   for (const commit of commits.stdout.split('\n').filter(Boolean)) {
-    const listed = await git(g.ctx, ['ls-tree', '-r', '-z', '--name-only', commit]);
-    for (const path of listed.stdout.split('\0')) {
-      if (path !== '' && guard.isIgnoredAtStart(path)) found.add(path);
-    }
+    for (const path of await ignoredIn(g, guard, commit)) found.add(path);
   }
-  return [...found];
+  return notInCheckpoint(g, checkpoint, [...found]);
 }
 
 /** Takes the files that were ignored at the start out of the real index; returns them. */
-export async function leaveIgnoredOutOfIndex(g: RunGit, guard: RepoGuard): Promise<string[]> {
+export async function leaveIgnoredOutOfIndex(
+  g: RunGit,
+  guard: RepoGuard,
+  checkpoint: string,
+): Promise<string[]> {
   if (guard.ignored.length === 0) return [];
   const staged = await git(g.ctx, ['ls-files', '-z', '--cached']);
-  const left = staged.stdout
+  const candidates = staged.stdout
     .split('\0')
     .filter((path) => path !== '' && guard.isIgnoredAtStart(path));
+  const left = await notInCheckpoint(g, checkpoint, candidates);
   if (left.length > 0) await unstage(g, left, {});
   return left;
+}
+
+/** The files of a tree (or commit) that were ignored at the start. */
+async function ignoredIn(g: RunGit, guard: RepoGuard, treeish: string): Promise<string[]> {
+  const listed = await git(g.ctx, ['ls-tree', '-r', '-z', '--name-only', treeish]);
+  return listed.stdout.split('\0').filter((path) => path !== '' && guard.isIgnoredAtStart(path));
+}
+
+/**
+ * Those of `paths` the checkpoint does not hold: a file the checkpoint already tracks (the user
+ * committed it on purpose between two runs) is no secret to keep out.
+ */
+async function notInCheckpoint(
+  g: RunGit,
+  checkpoint: string,
+  paths: readonly string[],
+): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const listed = await git(g.ctx, ['ls-tree', '-r', '-z', '--name-only', checkpoint]);
+  const tracked = new Set(listed.stdout.split('\0'));
+  return paths.filter((path) => !tracked.has(path));
 }
 
 async function unstage(g: RunGit, paths: readonly string[], env: Record<string, string>) {

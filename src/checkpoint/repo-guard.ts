@@ -46,11 +46,19 @@ interface GuardedFile {
  * the agent has un-ignored them.
  */
 export class RepoGuard {
+  /** The ignored files, for a quick lookup. */
+  private readonly ignoredFiles: Set<string>;
+  /** The ignored folders, each ending in `/`. */
+  private readonly ignoredFolders: string[];
+
   private constructor(
     private readonly files: readonly GuardedFile[],
     /** Ignored paths at the start, as `ls-files --directory` names them (`dir/` for a folder). */
     readonly ignored: readonly string[],
-  ) {}
+  ) {
+    this.ignoredFiles = new Set(ignored.filter((entry) => !entry.endsWith('/')));
+    this.ignoredFolders = ignored.filter((entry) => entry.endsWith('/'));
+  }
 
   static async capture(g: RunGit): Promise<RepoGuard> {
     const files: GuardedFile[] = [];
@@ -101,14 +109,15 @@ export class RepoGuard {
 
   /** Whether a path (as git names it, relative to the top level) was ignored at the start. */
   isIgnoredAtStart(path: string): boolean {
-    return this.ignored.some((entry) =>
-      entry.endsWith('/') ? path.startsWith(entry) || `${path}/` === entry : path === entry,
-    );
+    return this.ignoredEntryOf(path) !== null;
   }
 
-  /** Pathspecs that leave the paths ignored at the start out of a git command. */
-  excludePathspecs(): string[] {
-    return this.ignored.map((entry) => `:(exclude,literal)${entry.replace(/\/$/, '')}`);
+  /** The recorded entry that covers a path (itself, or an ignored folder above it), else null. */
+  ignoredEntryOf(path: string): string | null {
+    if (this.ignoredFiles.has(path)) return path;
+    return (
+      this.ignoredFolders.find((folder) => path.startsWith(folder) || `${path}/` === folder) ?? null
+    );
   }
 }
 

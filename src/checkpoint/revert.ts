@@ -70,7 +70,7 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
     startIndex: indexFile(repo),
     baseTree: checkpointTree,
   });
-  const { tree, left } = await leaveIgnoredOutOfTree(g, opts.protect.guard, snapshot);
+  const { tree, left } = await leaveIgnoredOutOfTree(g, opts.protect.guard, snapshot, checkpoint);
   if (left.length > 0) opts.protect.notices.push(leftOutNotice(left, `the save ${ref}`));
   const moved: string[] = [];
   for (const sha of [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)]) {
@@ -129,7 +129,13 @@ async function finishRestore(
   const { guard } = opts.protect;
   for (let pass = 0; pass < MAX_CLEAN_PASSES; pass++) {
     // Files ignored at the start are never saved nor cleaned, even when no longer ignored.
-    const untracked = (await untrackedFiles(g)).filter((path) => !guard.isIgnoredAtStart(path));
+    const all = await untrackedFiles(g);
+    const untracked = all.filter((path) => !guard.isIgnoredAtStart(path));
+    // One pathspec per recorded entry (`node_modules/`), not per file below it.
+    const entries = new Set(all.map((path) => guard.ignoredEntryOf(path)));
+    const keep = [...entries]
+      .filter((entry): entry is string => entry !== null)
+      .map((entry) => `:(exclude,literal)${entry.replace(/\/$/, '')}`);
     const list = untracked.join('\0');
     if (list === lastList) break; // nothing new was revealed: what is left cannot be cleaned
     lastList = list;
@@ -146,7 +152,7 @@ async function finishRestore(
         await updateRef(g, ref, saved);
       }
     }
-    await git(ctx, ['clean', '-q', '-f', '-d', '--', '.', ...guard.excludePathspecs()], {
+    await git(ctx, ['clean', '-q', '-f', '-d', '--', '.', ...keep], {
       context: 'could not remove untracked files',
     });
     if (untracked.length === 0) break;

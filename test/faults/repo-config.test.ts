@@ -94,7 +94,7 @@ const WORK: Step[] = [
 describe('an agent that rewrites .git/config', () => {
   it.each(TAMPERS)(
     '$name, then fails: nothing of it runs, the config is put back and reported, the retry succeeds',
-    async ({ steps }) => {
+    async ({ name, steps }) => {
       world = new FaultWorld(CHANGE, 2);
       const w = world;
       const configFile = path.join(w.dir, '.git/config');
@@ -130,6 +130,10 @@ describe('an agent that rewrites .git/config', () => {
         .filter((e) => e.type === 'error' && e.fatal === false)
         .map((e) => String(e.message));
       expect(warnings).toEqual([expect.stringContaining(`${configFile}, which steers git`)]);
+      // The agent's version is kept for the user to look at (unless it deleted the file).
+      const saved = path.join(w.runDir, 'tampered', '1-1', 'config');
+      if (name === '.git/config deleted') expect(existsSync(saved)).toBe(false);
+      else expect(readFileSync(saved)).not.toEqual(config);
       expect(w.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
     },
   );
