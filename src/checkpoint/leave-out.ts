@@ -53,11 +53,19 @@ export async function ignoredInHistory(
   checkpoint: string,
 ): Promise<string[]> {
   if (guard.ignored.length === 0) return [];
-  const commits = await git(g.ctx, ['rev-list', tip, `^${checkpoint}`, '--']);
-  const found = new Set<string>();
-  for (const commit of commits.stdout.split('\n').filter(Boolean)) {
-    for (const path of await ignoredIn(g, guard, commit)) found.add(path);
-  }
+  // One process for any number of commits: a file some commit of the range holds and the
+  // checkpoint does not was added by a commit of the range (a root commit lists all its files).
+  const changed = await git(
+    g.ctx,
+    ['log', '--format=', '--name-only', '-z', '--no-renames', tip, `^${checkpoint}`, '--'],
+    { config: ['log.showRoot=true'] },
+  );
+  const found = new Set(
+    changed.stdout
+      .split('\0')
+      .map((path) => path.replace(/^\n+/, '')) // some versions put a newline between commits
+      .filter((path) => path !== '' && guard.isIgnoredAtStart(path)),
+  );
   return notInCheckpoint(g, checkpoint, [...found]);
 }
 
