@@ -94,8 +94,10 @@ export class RepoGuard {
         await writeFile(copy, now);
         saved = ` (its version is saved as ${copy})`;
       }
-      if (file.bytes === null) await rm(file.path, { force: true });
-      else {
+      // Removed first: writing through a symlink the agent put there would overwrite its target,
+      // and a folder in the file's place could not be written at all.
+      await rm(file.path, { recursive: true, force: true });
+      if (file.bytes !== null) {
         await mkdir(dirname(file.path), { recursive: true });
         await writeFile(file.path, file.bytes);
       }
@@ -144,6 +146,8 @@ async function readOrNull(path: string): Promise<Buffer | null> {
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    // A folder (or an unreadable file) where the file was: different from any bytes.
+    if (code === 'EISDIR' || code === 'EACCES') return Buffer.from('\0<not a readable file>\0');
     throw error;
   }
 }

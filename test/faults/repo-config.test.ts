@@ -84,6 +84,10 @@ const TAMPERS: Tamper[] = [
     },
   },
   { name: '.git/config deleted', steps: () => [{ delete: '.git/config' }] },
+  {
+    name: '.git/config replaced by a folder',
+    steps: () => [{ delete: '.git/config' }, { mkdir: '.git/config/x' }],
+  },
 ];
 
 const WORK: Step[] = [
@@ -133,6 +137,7 @@ describe('an agent that rewrites .git/config', () => {
       // The agent's version is kept for the user to look at (unless it deleted the file).
       const saved = path.join(w.runDir, 'tampered', '1-1', 'config');
       if (name === '.git/config deleted') expect(existsSync(saved)).toBe(false);
+      else if (name.includes('folder')) expect(existsSync(saved)).toBe(true);
       else expect(readFileSync(saved)).not.toEqual(config);
       expect(w.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
     },
