@@ -4,6 +4,9 @@ import { endBisect, quitOperations } from '../git/operations.js';
 import { commitSummary, headPosition } from '../git/repo.js';
 import type { RunGit } from './run-git.js';
 import { isClean } from '../git/status.js';
+import { leaveIgnoredOutOfIndex, leftOutNotice } from './leave-out.js';
+import { detachNestedRepos, nestedNotice } from './nested-repos.js';
+import type { Protection } from './repo-guard.js';
 
 /** Subject of the commit that records a completed story. */
 export function checkpointMessage(storyId: string): string {
@@ -20,6 +23,7 @@ export async function commitStory(
   checkpoint: string,
   storyId: string,
   resuming: boolean,
+  protect: Protection,
 ): Promise<string> {
   const { ctx, repo } = g;
   const message = checkpointMessage(storyId);
@@ -50,7 +54,17 @@ export async function commitStory(
   await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
     context: 'could not reset the index',
   });
-  const sha = await commitEverything(ctx, message);
+  // Repositories the attempt created are committed as plain files, never as gitlinks.
+  const nested = await detachNestedRepos(g, protect.label);
+  if (nested.length > 0) {
+    const saved = `${g.paths.dir}/nested/${protect.label}/`;
+    protect.notices.push(nestedNotice(nested, saved, 'committed their files as plain files'));
+  }
+  // Files ignored when the run started stay out even when the attempt un-ignored them.
+  const sha = await commitEverything(ctx, message, async () => {
+    const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint);
+    if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
+  });
   await endBisect(ctx, repo.gitDir);
   return sha;
 }

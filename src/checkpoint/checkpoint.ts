@@ -20,6 +20,8 @@ import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-file
 import { undoStart } from './start-undo.js';
 import { assertOriginalFree } from './worktrees.js';
 import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
+import { statusEntries } from '../git/status.js';
+import { RepoGuard, type Protection } from './repo-guard.js';
 
 /**
  * One recorded run and the git protocol on it (docs/contract.md, "The git protocol"): the loop keeps
@@ -30,6 +32,11 @@ import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git
  * when it finds one).
  */
 export class CheckpointRun extends RecordedRun {
+  /** The repository as it was before the first attempt (see repo-guard.ts). */
+  private guard: RepoGuard | null = null;
+  /** What the git sequences did on their own that the user should be told (`takeNotices`). */
+  private notices: string[] = [];
+
   constructor(
     readonly repo: RepoLocation,
     paths: RunPaths,
@@ -49,9 +56,19 @@ export class CheckpointRun extends RecordedRun {
     opts: CallOptions = {},
   ): Promise<string> {
     const step: RunStep = { op: 'accept', storyId, figures };
+    const protect = await this.protect(
+      opts,
+      attemptName(storyId, this.current.currentAttempt ?? 0),
+    );
     const resuming = await this.enterStep(step, opts);
     await clearStaleIndexLock(this.repo);
-    const sha = await commitStory(this.runGit(opts), this.checkpointSha, storyId, resuming);
+    const sha = await commitStory(
+      this.runGit(opts),
+      this.checkpointSha,
+      storyId,
+      resuming,
+      protect,
+    );
     await this.update((draft) => {
       draft.checkpointSha = sha;
       draft.step = null;
@@ -87,9 +104,10 @@ export class CheckpointRun extends RecordedRun {
   async ensureAtCheckpoint(opts: CallOptions = {}): Promise<EnsureResult> {
     this.refuseIfFinished();
     if (this.current.step?.op === 'cleanup') throw this.cleanupPending();
+    await this.protect(opts, `check-${Date.now()}`);
     if (this.current.step) await this.finishInterruptedStep(opts);
     const { head, clean } = await headAndCleanliness(this.runGit(opts).ctx);
-    if (clean && (await this.isAtCheckpoint(head))) {
+    if ((clean || (await this.onlyIgnoredAtStart(opts))) && (await this.isAtCheckpoint(head))) {
       return { repaired: false, savedRef: null, fromBranch: null };
     }
     const { currentStory, currentAttempt } = this.current;
@@ -144,6 +162,8 @@ export class CheckpointRun extends RecordedRun {
     if (!step) return null;
     switch (step.op) {
       case 'start': {
+        // The guard is taken here, as the run starts: before any agent can have changed anything.
+        await this.protect(opts, 'start');
         const sha = await completeStart(this.runGit(opts), this.current);
         await this.update((draft) => {
           draft.baseSha = sha;
@@ -172,6 +192,14 @@ export class CheckpointRun extends RecordedRun {
     return step;
   }
 
+  /**
+   * What the last git sequences did on their own that the user should know (a config put
+   * back, a nested repository turned into files, a secret left out); each is returned once.
+   */
+  takeNotices(): string[] {
+    return this.notices.splice(0);
+  }
+
   /** Submodules with changes of their own, which no revert touches (so they are reported). */
   async dirtySubmodules(opts: CallOptions = {}): Promise<string[]> {
     return dirtySubmodules(this.runGit(opts).ctx, this.repo.root);
@@ -195,6 +223,7 @@ export class CheckpointRun extends RecordedRun {
     record: (draft: RunState) => void,
   ): Promise<RevertResult> {
     const step: RunStep = { op: 'revert', storyId, attempt };
+    const protect = await this.protect(opts, attemptName(storyId, attempt));
     const resuming = await this.enterStep(step, opts);
     await clearStaleIndexLock(this.repo);
     const toSha = this.checkpointSha;
@@ -203,6 +232,7 @@ export class CheckpointRun extends RecordedRun {
       ref: attemptRef(this.change, storyId, attempt),
       label: attemptName(storyId, attempt),
       resuming,
+      protect,
     });
     // `reset --hard` wrote the user's files through git's filters: their exact bytes go back.
     await restoreUserBytes(this.runGit(opts), this.current.baseSha, toSha);
@@ -211,6 +241,25 @@ export class CheckpointRun extends RecordedRun {
       record(draft);
     });
     return { toSha, savedRef };
+  }
+
+  /**
+   * Before any git sequence: the first time, takes the repository's guard (its config and
+   * ignored files, before any agent ran); afterwards puts back what an agent changed.
+   */
+  private async protect(opts: CallOptions, label: string): Promise<Protection> {
+    const g = this.runGit(opts);
+    if (this.guard === null) this.guard = await RepoGuard.capture(g);
+    else this.notices.push(...(await this.guard.restore(g, label)));
+    return { guard: this.guard, label, notices: this.notices };
+  }
+
+  /** The work tree differs only by files that were ignored at the start (un-ignored since). */
+  private async onlyIgnoredAtStart(opts: CallOptions): Promise<boolean> {
+    const guard = this.guard;
+    if (guard === null || guard.ignored.length === 0) return false;
+    const entries = await statusEntries(this.runGit(opts).ctx, { submodules: 'dirty' });
+    return entries.every((e) => e.code === '??' && guard.isIgnoredAtStart(e.path));
   }
 
   /** HEAD on the run's branch at the checkpoint, with no git operation half-way. */

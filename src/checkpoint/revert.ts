@@ -5,6 +5,10 @@ import { branchSha, resolveCommit, treeOf } from '../git/repo.js';
 import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
+import { mkdir } from 'node:fs/promises';
+import { ignoredInHistory, leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
+import { detachNestedRepos, nestedNotice } from './nested-repos.js';
+import type { Protection } from './repo-guard.js';
 
 /** Enough for a .gitignore inside an untracked directory inside another; then give up. */
 const MAX_CLEAN_PASSES = 4;
@@ -28,6 +32,8 @@ export interface RestoreOptions {
    * earlier run) becomes a parent of the new save.
    */
   resuming: boolean;
+  /** Files ignored at the start, kept out of the save and the clean; notices for the user. */
+  protect: Protection;
 }
 
 /**
@@ -40,6 +46,17 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
   const { checkpoint, ref } = opts;
   const checkpointTree = await treeOf(ctx, checkpoint);
   const message = `ralphtool: attempt ${opts.label} of ${g.change}`;
+  // The agent may have deleted the run folder, where the temporary indexes go.
+  await mkdir(g.paths.dir, { recursive: true });
+  // Repositories the attempt created: their .git to the run folder, their files saved below
+  // as plain files (git would save a gitlink, or refuse), then removed by the clean.
+  const nested = await detachNestedRepos(g, opts.label);
+  if (nested.length > 0) {
+    const saved = `${g.paths.dir}/nested/${opts.label}/`;
+    opts.protect.notices.push(
+      nestedNotice(nested, saved, `saved their files under ${ref}, then removed them`),
+    );
+  }
 
   // 1. Save the attempt without touching the real index or the files. A revert resumed after
   //    its save (the ref's first-parent line reaches this checkpoint) keeps that save: the work
@@ -48,14 +65,24 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
   if (opts.resuming && previous !== null && (await savedFrom(ctx, previous, checkpoint))) {
     return finishRestore(g, opts, previous, message);
   }
-  const tree = await snapshotWorkTree(ctx, {
+  const snapshot = await snapshotWorkTree(ctx, {
     scratchDir: g.paths.dir,
     startIndex: indexFile(repo),
     baseTree: checkpointTree,
   });
-  const moved = [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)].filter(
-    (sha): sha is string => sha !== null && sha !== checkpoint,
-  );
+  const { tree, left } = await leaveIgnoredOutOfTree(g, opts.protect.guard, snapshot, checkpoint);
+  if (left.length > 0) opts.protect.notices.push(leftOutNotice(left, `the save ${ref}`));
+  const moved: string[] = [];
+  for (const sha of [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)]) {
+    if (sha === null || sha === checkpoint) continue;
+    // The attempt's own commits are kept as parents, unless one holds a file ignored at the start.
+    const held = await ignoredInHistory(g, opts.protect.guard, sha, checkpoint);
+    if (held.length === 0) moved.push(sha);
+    else
+      opts.protect.notices.push(
+        leftOutNotice(held, `the save ${ref} (with the commits holding them)`),
+      );
+  }
   let saved = previous;
   const nothingNew = tree === checkpointTree && moved.length === 0;
   if (saved === null || !(nothingNew && opts.resuming)) {
@@ -99,8 +126,16 @@ async function finishRestore(
   //    attempt's own .gitignore hid. Removing an untracked .gitignore can reveal more, hence
   //    the passes; what stays ignored by the checkpoint's rules (.env, node_modules) is kept.
   let lastList: string | null = null;
+  const { guard } = opts.protect;
   for (let pass = 0; pass < MAX_CLEAN_PASSES; pass++) {
-    const untracked = await untrackedFiles(g);
+    // Files ignored at the start are never saved nor cleaned, even when no longer ignored.
+    const all = await untrackedFiles(g);
+    const untracked = all.filter((path) => !guard.isIgnoredAtStart(path));
+    // One pathspec per recorded entry (`node_modules/`), not per file below it.
+    const entries = new Set(all.map((path) => guard.ignoredEntryOf(path)));
+    const keep = [...entries]
+      .filter((entry): entry is string => entry !== null)
+      .map((entry) => `:(exclude,literal)${entry.replace(/\/$/, '')}`);
     const list = untracked.join('\0');
     if (list === lastList) break; // nothing new was revealed: what is left cannot be cleaned
     lastList = list;
@@ -117,7 +152,9 @@ async function finishRestore(
         await updateRef(g, ref, saved);
       }
     }
-    await git(ctx, ['clean', '-q', '-f', '-d'], { context: 'could not remove untracked files' });
+    await git(ctx, ['clean', '-q', '-f', '-d', '--', '.', ...keep], {
+      context: 'could not remove untracked files',
+    });
     if (untracked.length === 0) break;
   }
   await endBisect(ctx, repo.gitDir);

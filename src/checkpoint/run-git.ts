@@ -25,7 +25,12 @@ export interface EngineOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** A context that runs at the top level, because `git clean` only cleans below its cwd. */
+/**
+ * A context that runs at the top level, because `git clean` only cleans below its cwd. The
+ * git directory and the work tree are pinned to where the repository was found
+ * (`GIT_DIR`, `GIT_WORK_TREE`): a `core.worktree` or `core.bare` an agent wrote into the
+ * config cannot send the engine's resets and cleans to another folder.
+ */
 export function engineContext(repo: RepoLocation, opts: EngineOptions): GitContext {
   return {
     cwd: repo.root,
@@ -33,7 +38,7 @@ export function engineContext(repo: RepoLocation, opts: EngineOptions): GitConte
     config: ENGINE_CONFIG,
     baseEnv: opts.baseEnv,
     ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.env ? { env: opts.env } : {}),
+    env: { ...opts.env, GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root },
   };
 }
 

@@ -44,9 +44,17 @@ async function identityConfig(ctx: GitContext): Promise<Set<string>> {
   return set;
 }
 
-/** Stages the whole work tree (`add -A`) and commits it, even when nothing changed; returns the sha. */
-export async function commitEverything(ctx: GitContext, message: string): Promise<string> {
+/**
+ * Stages the whole work tree (`add -A`) and commits it, even when nothing changed; returns the
+ * sha. `afterStaging` may take entries back out of the index before the commit.
+ */
+export async function commitEverything(
+  ctx: GitContext,
+  message: string,
+  afterStaging?: () => Promise<void>,
+): Promise<string> {
   await git(ctx, ['add', '-A'], { context: 'could not stage the work tree' });
+  await afterStaging?.();
   const identity = await fallbackIdentityConfig(ctx);
   await git(
     ctx,

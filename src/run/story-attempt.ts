@@ -49,6 +49,7 @@ export async function attemptStory(
   }
   const reverted = await run.revertAttempt(story.id, attempt, ending(result, failure, figures));
   emit({ type: 'checkpoint.reverted', storyId: story.id, attempt, ...reverted });
+  reportNotices(deps);
   return { accepted: false, fatal: result.fatal };
 }
 
@@ -60,6 +61,7 @@ async function acceptAttempt(
 ): Promise<void> {
   const sha = await deps.run.acceptStory(storyId, figures);
   deps.emit({ type: 'checkpoint.created', storyId, sha });
+  reportNotices(deps);
   const progress = deps.run.progressOf(storyId);
   deps.emit({
     type: 'story.completed',
@@ -68,6 +70,11 @@ async function acceptAttempt(
     costUsd: progress.costUsd,
     durationMs: progress.durationMs,
   });
+}
+
+/** What the checkpoint engine did on its own (config put back, secrets left out): warnings. */
+function reportNotices(deps: LoopDeps): void {
+  for (const message of deps.run.takeNotices()) deps.emit({ type: 'error', message, fatal: false });
 }
 
 function ending(

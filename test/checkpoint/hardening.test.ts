@@ -107,7 +107,9 @@ describe('checkpoints whatever the repository is configured to do', () => {
     r.git('config', '--add', 'user.name', '');
     r.git('config', 'user.email', 'me@example.com');
     r.write('b.txt', 'b\n');
-    const sha = await run.acceptStory('1', NO_FIGURES);
+    // Reopened: config changed while a run holds the repository is put back (repo-guard.ts).
+    const reopened = await openRun(opts);
+    const sha = await reopened.acceptStory('1', NO_FIGURES);
     expect(r.git('log', '-1', '--format=%an <%ae>', sha)).toBe('ralphtool <me@example.com>');
   });
 });
@@ -115,11 +117,12 @@ describe('checkpoints whatever the repository is configured to do', () => {
 describe('interrupted sequences', () => {
   it('leaves the step marker when git fails, and finishes the step on the next call', async () => {
     const r = repo();
-    const run = await startRun(runLocation(r.dir, 'add-auth'));
-    r.write('a.txt', 'a\n');
-    // A required clean filter that fails makes `git add` fail inside the accept sequence.
+    // A required clean filter that fails makes `git add` fail inside the accept sequence. It
+    // is configured before the start: config changed during the run would be put back.
     r.git('config', 'filter.boom.clean', 'false');
     r.git('config', 'filter.boom.required', 'true');
+    const run = await startRun(runLocation(r.dir, 'add-auth'));
+    r.write('a.txt', 'a\n');
     r.write('.gitattributes', 'a.txt filter=boom\n');
     const figures = { costUsd: 0.25, durationMs: 1500 };
     const error = await run.acceptStory('1', figures).catch((e: unknown) => e);

@@ -1,0 +1,70 @@
+import { lstat, mkdir, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { errnoCode } from '../core/error-details.js';
+import { git } from '../git/git.js';
+import type { RunGit } from './run-git.js';
+
+/** A repository inside a repository inside …: enough levels, then give up. */
+const MAX_LEVELS = 4;
+
+/**
+ * Repositories the attempt created inside the work tree (`git init sub`, `git clone … lib`, a
+ * scaffolding tool): untracked, not ignored folders holding a `.git`. Git would record one
+ * with a commit as a gitlink (a submodule with no `.gitmodules`, whose files no clone can
+ * get) and refuses one without a commit. So each one stops being a repository: its `.git`
+ * (the nested history, every byte of it) is moved to
+ * `<run folder>/nested/<label>/<path>/.git`, and its files become plain files of the work
+ * tree, which the accept commits or the revert saves and removes like any other.
+ * Returns the paths of the repositories, for the report.
+ */
+export async function detachNestedRepos(g: RunGit, label: string): Promise<string[]> {
+  const detached: string[] = [];
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    const found = await nestedRepos(g);
+    if (found.length === 0) break;
+    for (const path of found) {
+      const target = await freeTarget(join(g.paths.dir, 'nested', label, path, '.git'));
+      await mkdir(dirname(target), { recursive: true });
+      await rename(join(g.repo.root, path, '.git'), target);
+      detached.push(path);
+    }
+  }
+  return detached;
+}
+
+/** The notice for repositories turned into plain folders. */
+export function nestedNotice(paths: readonly string[], saved: string, what: string): string {
+  return `the attempt created git repositories inside the work tree (${paths.join(', ')}); ralphtool moved their .git folders to ${saved} and ${what}`;
+}
+
+/** Untracked, not ignored folders that hold a `.git` (a folder or a `gitdir:` file). */
+async function nestedRepos(g: RunGit): Promise<string[]> {
+  // Without --directory: a plain new folder is then listed file by file, and only a nested
+  // repository is listed as one `path/` entry (with --directory, `new/sub/` hides in `new/`).
+  const out = await git(g.ctx, ['ls-files', '-z', '--others', '--exclude-standard']);
+  const repos: string[] = [];
+  for (const entry of out.stdout.split('\0')) {
+    if (!entry.endsWith('/')) continue;
+    const path = entry.slice(0, -1);
+    if (await exists(join(g.repo.root, path, '.git'))) repos.push(path);
+  }
+  return repos;
+}
+
+/** The path itself, or with `-2`, `-3`, … when an earlier save took it. */
+async function freeTarget(path: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? path : `${path}-${n}`;
+    if (!(await exists(candidate))) return candidate;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return false;
+    throw error;
+  }
+}
