@@ -8,7 +8,7 @@ import { RecordedRun } from './recorded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
 import { commitStory } from './accept.js';
 import { clearStaleIndexLock } from '../git/index-lock.js';
-import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
+import { attemptRefTips, deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
 import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { restoreCheckpoint } from './revert.js';
@@ -168,9 +168,14 @@ export class CheckpointRun extends RecordedRun {
     return listAttemptRefs(this.runGit(opts).ctx, this.change);
   }
 
-  /** Deletes the attempt refs of this change (`--prune`); returns how many. */
-  async pruneAttemptRefs(opts: CallOptions = {}): Promise<number> {
-    return deleteAttemptRefs(this.runGit(opts).ctx, this.change);
+  /** Attempt refs of this change with their commits (to tell which ones a command wrote). */
+  async attemptRefTips(opts: CallOptions = {}): Promise<Map<string, string>> {
+    return attemptRefTips(this.runGit(opts).ctx, this.change);
+  }
+
+  /** Deletes the attempt refs of this change (`--prune`) but `keep`; returns how many. */
+  async pruneAttemptRefs(opts: CallOptions = {}, keep: readonly string[] = []): Promise<number> {
+    return deleteAttemptRefs(this.runGit(opts).ctx, this.change, keep);
   }
 
   /** The revert sequence; `record` is written with its end, in the same state write. */
