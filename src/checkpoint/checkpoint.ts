@@ -16,6 +16,7 @@ import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
+import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
 
 /**
@@ -49,6 +50,7 @@ export class CheckpointRun extends RecordedRun {
     const resuming = await this.enterStep(step, opts);
     await clearStaleIndexLock(this.repo);
     const sha = await commitStory(this.runGit(opts), this.checkpointSha, storyId, resuming);
+    await rememberIgnoredTasks(this.runGit(opts), sha, true);
     await this.update((draft) => {
       draft.checkpointSha = sha;
       draft.step = null;
@@ -85,8 +87,15 @@ export class CheckpointRun extends RecordedRun {
     this.refuseIfFinished();
     if (this.current.step?.op === 'cleanup') throw this.cleanupPending();
     if (this.current.step) await this.finishInterruptedStep(opts);
-    const { head, clean } = await headAndCleanliness(this.runGit(opts).ctx);
-    if (clean && (await this.isAtCheckpoint(head))) {
+    const g = this.runGit(opts);
+    const { head, clean } = await headAndCleanliness(g.ctx);
+    // An ignored tasks.md is no part of "clean": its changes are checked on their own.
+    if (
+      clean &&
+      (await this.isAtCheckpoint(head)) &&
+      (await changedIgnoredTasks(g, this.checkpointSha)).length === 0
+    ) {
+      await rememberIgnoredTasks(g, this.checkpointSha, false);
       return { repaired: false, savedRef: null, fromBranch: null };
     }
     const { currentStory, currentAttempt } = this.current;
@@ -195,6 +204,7 @@ export class CheckpointRun extends RecordedRun {
       label: attemptName(storyId, attempt),
       resuming,
     });
+    await restoreIgnoredTasks(this.runGit(opts), toSha, savedRef);
     await this.update((draft) => {
       draft.step = null;
       record(draft);
