@@ -14,6 +14,7 @@ import { ALL_SUCCEED, FaultWorld, type Step } from './support/world.js';
 const CHANGE = 'live-locks';
 const HOLDER = path.resolve('test/faults/support/lock-holder.mjs');
 const POLLER = path.resolve('test/faults/support/git-poller.mjs');
+const COMMIT_HOLDER = path.resolve('test/faults/support/commit-holder.mjs');
 
 let world: FaultWorld | undefined;
 const children: ChildProcess[] = [];
@@ -140,6 +141,37 @@ describe('another process holds index.lock for a few seconds', () => {
     expect(w.status()).toEqual([]);
     expectByteCorrect(w);
   });
+
+  it.each(VARIANTS)(
+    '$name, held by a real `git commit -a` waiting for its editor: ralphtool waits',
+    async (v) => {
+      world = new FaultWorld(CHANGE, 2);
+      const w = world;
+      const dir = path.join(w.scratch, 'commit');
+      mkdirSync(dir, { recursive: true });
+      start(COMMIT_HOLDER, [w.dir, dir, w.stateFile, v.op, '3000']);
+      w.scenario({
+        '1-1': [
+          { write: 'src/one.txt', content: 'one\n' },
+          { tick: 'all' },
+          { write: path.join(dir, 'take'), content: '' },
+          { waitFor: path.join(dir, 'taken') },
+          ...v.end,
+        ],
+        ...ALL_SUCCEED,
+      });
+      const result = await w.loop('run');
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(readFileSync(path.join(dir, 'result'), 'utf8')).toBe('intact');
+      expect(w.subjects(`main..${w.branch}`)).toEqual([
+        'initial state',
+        'checkpoint: 1',
+        'checkpoint: 2',
+      ]);
+      expect(w.status()).toEqual([]);
+      expectByteCorrect(w);
+    },
+  );
 
   it('during finish --cleanup of an interrupted run: waits, then brings the work back', async () => {
     world = new FaultWorld(CHANGE, 2).scenario({
