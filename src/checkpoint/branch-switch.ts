@@ -137,11 +137,12 @@ function sameEntry(a: Entry | null, b: Entry | null): boolean {
 async function mergeFile(g: RunGit, ours: string, change: Changed): Promise<Entry | null> {
   const { old, now } = change;
   if (old === null || now === null || !now.mode.startsWith('100')) return null;
-  const { ctx } = g;
+  // The three versions are unpacked in the run folder, never in the work tree.
+  const ctx = { ...g.ctx, cwd: g.paths.dir };
   const files: string[] = [];
   try {
     for (const blob of [ours, old.sha, now.sha]) {
-      files.push(join(g.repo.root, await gitOut(ctx, ['unpack-file', blob])));
+      files.push(join(g.paths.dir, await gitOut(ctx, ['unpack-file', blob])));
     }
     const [oursFile, baseFile, theirsFile] = files as [string, string, string];
     const merged = await git(
@@ -152,7 +153,9 @@ async function mergeFile(g: RunGit, ours: string, change: Changed): Promise<Entr
       },
     );
     if (merged.exitCode !== 0) return null;
-    return { mode: now.mode, sha: await gitOut(ctx, ['hash-object', '-w', '--', oursFile]) };
+    // The blobs were in git's form already: no filters on the way back in.
+    const sha = await gitOut(ctx, ['hash-object', '-w', '--no-filters', '--', oursFile]);
+    return { mode: now.mode, sha };
   } finally {
     for (const file of files) await rm(file, { force: true });
   }
