@@ -65,24 +65,28 @@ export async function undoBranchSwitch(g: RunGit, checkpoint: string): Promise<v
 
 /**
  * The commit the agent last switched to during this attempt: the newest `checkout:` or
- * `reset:` entry of HEAD's reflog since HEAD was last at the checkpoint. Null when it never
- * left the checkpoint that way (or the reflog is off: then nothing can be told).
+ * `reset:` entry of HEAD's reflog since HEAD was last at the checkpoint that moved HEAD to
+ * another commit (`checkout -b x` where HEAD is changes no file). Null when it never left the
+ * checkpoint that way (or the reflog is off: then nothing can be told).
  */
 async function switchTarget(ctx: GitContext, checkpoint: string): Promise<string | null> {
   const out = await git(ctx, ['log', '-g', '-n', '500', '--format=%H %gs', 'HEAD', '--'], {
     allowFailure: true,
   });
   if (out.exitCode !== 0) return null;
+  const entries = out.stdout
+    .split('\n')
+    .map((line) => ({
+      sha: line.slice(0, line.indexOf(' ')),
+      subject: line.slice(line.indexOf(' ') + 1),
+    }))
+    .filter((entry) => entry.sha !== '');
   let target: string | null = null;
-  for (const line of out.stdout.split('\n')) {
-    const space = line.indexOf(' ');
-    if (space < 0) continue;
-    const sha = line.slice(0, space);
-    if (sha === checkpoint) return target;
-    const subject = line.slice(space + 1);
-    if (target === null && (subject.startsWith('checkout:') || subject.startsWith('reset:'))) {
-      target = sha;
-    }
+  for (const [i, entry] of entries.entries()) {
+    if (entry.sha === checkpoint) return target;
+    const moved = entry.sha !== entries[i + 1]?.sha; // the older entry is where HEAD came from
+    const switched = entry.subject.startsWith('checkout:') || entry.subject.startsWith('reset:');
+    if (target === null && switched && moved) target = entry.sha;
   }
   return null;
 }
