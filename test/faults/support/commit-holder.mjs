@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import process from 'node:process';
 
 const deadline = Date.now() + 300_000;
 const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;

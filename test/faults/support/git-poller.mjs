@@ -5,6 +5,7 @@
 // Usage: node git-poller.mjs <repo> <stop-file>
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import process from 'node:process';
 
 const [repo, stopFile] = process.argv.slice(2);
 const git = (...args) => {

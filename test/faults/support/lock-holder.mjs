@@ -21,6 +21,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import process from 'node:process';
 
 const [lock, dir, holdArg, stateFile, op] = process.argv.slice(2);
 const hold = holdArg === undefined ? Infinity : Number(holdArg);
@@ -47,7 +48,7 @@ if (stateFile !== undefined) {
 }
 const until = Date.now() + hold;
 while (Date.now() < until && !released()) await sleep(20);
-let intact = false;
+let intact;
 try {
   intact = statSync(lock).ino === fstatSync(fd).ino;
 } catch {
