@@ -3,6 +3,7 @@ import { git } from '../git/git.js';
 import { endBisect, quitOperations } from '../git/operations.js';
 import { commitSummary, headPosition } from '../git/repo.js';
 import type { RunGit } from './run-git.js';
+import { undoBranchSwitch } from './branch-switch.js';
 import { isClean } from '../git/status.js';
 import { leaveIgnoredOutOfIndex, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, nestedNotice } from './nested-repos.js';
@@ -37,6 +38,8 @@ export async function commitStory(
 
   // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess.
   await quitOperations(ctx, repo.gitDir);
+  // Files that only a branch switch of the agent changed get the checkpoint's version back.
+  await undoBranchSwitch(g, checkpoint);
   if (!onBranch) {
     await git(ctx, ['symbolic-ref', '-m', 'ralphtool: accept', 'HEAD', `refs/heads/${g.branch}`]);
   }

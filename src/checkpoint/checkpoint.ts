@@ -8,7 +8,7 @@ import { RecordedRun } from './recorded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
 import { commitStory } from './accept.js';
 import { clearStaleIndexLock } from '../git/index-lock.js';
-import { deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
+import { attemptRefTips, deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
 import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { restoreCheckpoint } from './revert.js';
@@ -19,6 +19,7 @@ import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { undoStart } from './start-undo.js';
 import { assertOriginalFree } from './worktrees.js';
+import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
 import { statusEntries } from '../git/status.js';
 import { RepoGuard, type Protection } from './repo-guard.js';
@@ -69,6 +70,7 @@ export class CheckpointRun extends RecordedRun {
       resuming,
       protect,
     );
+    await rememberIgnoredTasks(this.runGit(opts), sha, true);
     await this.update((draft) => {
       draft.checkpointSha = sha;
       draft.step = null;
@@ -106,8 +108,15 @@ export class CheckpointRun extends RecordedRun {
     if (this.current.step?.op === 'cleanup') throw this.cleanupPending();
     await this.protect(opts, `check-${Date.now()}`);
     if (this.current.step) await this.finishInterruptedStep(opts);
-    const { head, clean } = await headAndCleanliness(this.runGit(opts).ctx);
-    if ((clean || (await this.onlyIgnoredAtStart(opts))) && (await this.isAtCheckpoint(head))) {
+    const g = this.runGit(opts);
+    const { head, clean } = await headAndCleanliness(g.ctx);
+    // An ignored tasks.md is no part of "clean": its changes are checked on their own.
+    if (
+      (clean || (await this.onlyIgnoredAtStart(opts))) &&
+      (await this.isAtCheckpoint(head)) &&
+      (await changedIgnoredTasks(g, this.checkpointSha)).length === 0
+    ) {
+      await rememberIgnoredTasks(g, this.checkpointSha, false);
       return { repaired: false, savedRef: null, fromBranch: null };
     }
     const { currentStory, currentAttempt } = this.current;
@@ -210,9 +219,14 @@ export class CheckpointRun extends RecordedRun {
     return listAttemptRefs(this.runGit(opts).ctx, this.change);
   }
 
-  /** Deletes the attempt refs of this change (`--prune`); returns how many. */
-  async pruneAttemptRefs(opts: CallOptions = {}): Promise<number> {
-    return deleteAttemptRefs(this.runGit(opts).ctx, this.change);
+  /** Attempt refs of this change with their commits (to tell which ones a command wrote). */
+  async attemptRefTips(opts: CallOptions = {}): Promise<Map<string, string>> {
+    return attemptRefTips(this.runGit(opts).ctx, this.change);
+  }
+
+  /** Deletes the attempt refs of this change (`--prune`) but `keep`; returns how many. */
+  async pruneAttemptRefs(opts: CallOptions = {}, keep: readonly string[] = []): Promise<number> {
+    return deleteAttemptRefs(this.runGit(opts).ctx, this.change, keep);
   }
 
   /** The revert sequence; `record` is written with its end, in the same state write. */
@@ -236,6 +250,7 @@ export class CheckpointRun extends RecordedRun {
     });
     // `reset --hard` wrote the user's files through git's filters: their exact bytes go back.
     await restoreUserBytes(this.runGit(opts), this.current.baseSha, toSha);
+    await restoreIgnoredTasks(this.runGit(opts), toSha, savedRef);
     await this.update((draft) => {
       draft.step = null;
       record(draft);

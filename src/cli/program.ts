@@ -89,7 +89,10 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     .argument('<change>', 'change name')
     .option('--cleanup', 'back to the original branch, the work left uncommitted')
     .option('--keep', 'stay on ralph/<change>, one commit per story')
-    .option('--prune', "also delete the run's attempt refs and its folder")
+    .option(
+      '--prune',
+      "also delete the run's attempt refs (but the one saving what finish found) and its folder",
+    )
     .option('--command-timeout <seconds>', 'limit for each git command (default: 30)')
     .action(async (change: string, opts: FinishFlags, cmd: Command) => {
       const { finishCommand } = await import('./commands/finish.js');

@@ -3,6 +3,7 @@ import { execProgram } from '../process/exec.js';
 import type { ExecResult } from '../process/exec.js';
 import { ProcessError } from '../process/process-error.js';
 import { GitError } from './git-error.js';
+import { retryWhileLocked } from './lock-retry.js';
 
 /** Where and how git runs. One context is shared by all the verbs of one operation. */
 export interface GitContext {
@@ -65,14 +66,17 @@ export async function git(
   const settings = ['core.quotepath=false', ...(ctx.config ?? []), ...(opts.config ?? [])];
   const config = settings.flatMap((setting) => ['-c', setting]);
   try {
-    return await execProgram('git', [...config, ...args], {
-      cwd: ctx.cwd,
-      baseEnv: ctx.baseEnv,
-      env: gitEnvironment(ctx.env, opts.env),
-      timeoutMs: ctx.timeoutMs,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      ...(opts.input !== undefined ? { input: opts.input } : {}),
-    });
+    // Another program's git (an editor polling `git status`) may hold index.lock: wait for it.
+    return await retryWhileLocked(ctx.cwd, ctx.signal, () =>
+      execProgram('git', [...config, ...args], {
+        cwd: ctx.cwd,
+        baseEnv: ctx.baseEnv,
+        env: gitEnvironment(ctx.env, opts.env),
+        timeoutMs: ctx.timeoutMs,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(opts.input !== undefined ? { input: opts.input } : {}),
+      }),
+    );
   } catch (error) {
     if (!(error instanceof ProcessError)) throw error;
     if (error.notFound) throw gitNotFound();

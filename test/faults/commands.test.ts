@@ -91,14 +91,18 @@ describe('run, resume and finish on a recorded run', () => {
     expect(status.runs[0]).toMatchObject({ state: 'finished', choice: 'keep' });
   });
 
-  it('finish --cleanup --prune returns to main and deletes the attempt refs and the run folder', async () => {
+  it('finish --cleanup --prune returns to main and deletes the run folder and the attempt refs but the one it saved', async () => {
     const w = await interrupted();
     const mainBefore = w.sha('main');
     const result = await w.cli(['finish', CHANGE, '--cleanup', '--prune']);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(w.currentBranch()).toBe('main');
     expect(w.sha('main')).toBe(mainBefore);
-    expect(w.attemptRefs()).toEqual([]);
+    // The ref this finish saved the half-done attempt under is kept (it may hold user edits).
+    const saved = `refs/ralphtool/${CHANGE}/attempts/2-1`;
+    expect(w.attemptRefs()).toEqual([saved]);
+    expect(result.stderr).toContain(`ralphtool: kept ${saved}:`);
+    expect(w.git('show', `${saved}:src/partial.txt`)).toBe('half\n');
     expect(existsSync(w.runDir)).toBe(false);
     expect(w.read('src/one.txt')).toBe('one\n');
     expect(w.exists('src/partial.txt')).toBe(false);

@@ -111,6 +111,12 @@ async function perform(step, agent, out) {
     agent.ignoreTerm();
   } else if (step.sleep !== undefined) {
     await agent.sleep(step.sleep);
+  } else if (step.waitFor !== undefined) {
+    // Synchronises with the test (e.g. another process taking a lock): bounded, never forever.
+    for (let waited = 0; !existsSync(at(step.waitFor)); waited += 20) {
+      if (waited > 120_000) throw new Error(`fake-agent: ${step.waitFor} never appeared`);
+      await agent.sleep(20);
+    }
   } else if (step.git !== undefined) {
     let output;
     try {

@@ -50,6 +50,9 @@ export async function finishCommand(
         `the run of ${opts.change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,
       );
     }
+    // Refs this finish writes hold what it found in the work tree (the user's edits too):
+    // --prune must not delete them a moment later.
+    const tipsBefore = prune ? await run.attemptRefTips() : new Map<string, string>();
     if (!pruneOnly) {
       assertResumable(run.state, 'finish');
       if (killOrphanedAgent(run.state)) {
@@ -72,10 +75,12 @@ export async function finishCommand(
       );
     }
     if (prune) {
-      const count = await run.pruneAttemptRefs();
+      const kept = writtenSince(tipsBefore, await run.attemptRefTips());
+      const count = await run.pruneAttemptRefs({}, kept);
       await locks.release();
       await rm(run.paths.dir, { recursive: true, force: true });
       io.stderr.write(`ralphtool: pruned ${count} attempt ref(s) and the run folder\n`);
+      for (const ref of kept) io.stderr.write(`ralphtool: ${keptNotice(ref)}\n`);
     }
     return 0;
   } finally {
@@ -83,4 +88,13 @@ export async function finishCommand(
     // A refusal (no run recorded) leaves no folder behind.
     await locks.forgetIfUnused();
   }
+}
+
+/** The refs that are new or moved since `before`: what this command saved. */
+function writtenSince(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>) {
+  return [...after].filter(([ref, sha]) => before.get(ref) !== sha).map(([ref]) => ref);
+}
+
+function keptNotice(ref: string): string {
+  return `kept ${ref}: it holds the changes this finish found in the work tree (\`git show --stat ${ref}\`); delete it with \`git update-ref -d ${ref}\` once you no longer need them`;
 }

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { commitTree } from '../git/commit.js';
+import { git, gitOut } from '../git/git.js';
+import type { RunGit } from './run-git.js';
+import { errnoCode } from '../core/error-details.js';
+
+/**
+ * A change's tasks.md that the repository ignores (`openspec/` in .gitignore or
+ * .git/info/exclude, say) is in no checkpoint: `git reset --hard` and `git clean` never bring it
+ * back, so the ticks of a failed attempt would survive its revert and make the story look done.
+ * Its bytes at each checkpoint are therefore kept in the run folder (`ignored-tasks/<sha>.json`)
+ * and written back by every revert; what the attempt had made of it is saved under the
+ * attempt's ref first. A tracked tasks.md needs none of this: git reverts it.
+ */
+
+/** Repository-relative path → the file's bytes (base64) at a checkpoint. */
+type Manifest = Record<string, string>;
+
+/** The change's tasks.md files that are ignored and untracked, anywhere in the work tree. */
+async function ignoredTasksFiles(g: RunGit): Promise<string[]> {
+  const out = await git(g.ctx, [
+    'ls-files',
+    '-z',
+    '--others',
+    '--ignored',
+    '--exclude-standard',
+    '--',
+    `:(glob)**/openspec/changes/${g.change}/tasks.md`,
+  ]);
+  return out.stdout.split('\0').filter((file) => file !== '');
+}
+
+function manifestFile(g: RunGit, checkpoint: string): string {
+  return join(g.paths.dir, 'ignored-tasks', `${checkpoint}.json`);
+}
+
+async function readManifest(g: RunGit, checkpoint: string): Promise<Manifest | null> {
+  try {
+    return JSON.parse(await readFile(manifestFile(g, checkpoint), 'utf8')) as Manifest;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * Records the bytes of the ignored tasks.md files as they are now, as those of `checkpoint`.
+ * Without `replace`, a record that exists is kept: the first one is the checkpoint's.
+ */
+export async function rememberIgnoredTasks(
+  g: RunGit,
+  checkpoint: string,
+  replace: boolean,
+): Promise<void> {
+  if (!replace && (await readManifest(g, checkpoint)) !== null) return;
+  const manifest: Manifest = {};
+  for (const file of await ignoredTasksFiles(g)) {
+    manifest[file] = (await readFile(join(g.repo.root, file))).toString('base64');
+  }
+  const target = manifestFile(g, checkpoint);
+  await mkdir(dirname(target), { recursive: true });
+  // Written whole, then renamed: a crash leaves the old record or the new one.
+  const temp = `${target}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  await writeFile(temp, JSON.stringify(manifest));
+  await rename(temp, target);
+}
+
+/** The recorded ignored tasks.md files whose bytes differ from the checkpoint's now. */
+export async function changedIgnoredTasks(g: RunGit, checkpoint: string): Promise<string[]> {
+  const manifest = (await readManifest(g, checkpoint)) ?? {};
+  const changed: string[] = [];
+  for (const [file, bytes] of Object.entries(manifest)) {
+    const now = await readOrNull(join(g.repo.root, file));
+    if (now === null || !now.equals(Buffer.from(bytes, 'base64'))) changed.push(file);
+  }
+  return changed;
+}
+
+/**
+ * Puts the ignored tasks.md files back to their bytes at `checkpoint`, after adding what the
+ * attempt had made of them to the commit `ref` points at (so no byte of the agent is lost).
+ */
+export async function restoreIgnoredTasks(
+  g: RunGit,
+  checkpoint: string,
+  ref: string,
+): Promise<void> {
+  const changed = await changedIgnoredTasks(g, checkpoint);
+  if (changed.length === 0) return;
+  await saveIntoRef(g, ref, changed);
+  const manifest = (await readManifest(g, checkpoint)) ?? {};
+  for (const file of changed) {
+    const full = join(g.repo.root, file);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, Buffer.from(manifest[file] ?? '', 'base64'));
+  }
+}
+
+/** Adds the files (as they are in the work tree; deleted ones left out) to the ref's commit. */
+async function saveIntoRef(g: RunGit, ref: string, files: readonly string[]): Promise<void> {
+  const { ctx } = g;
+  const saved = await gitOut(ctx, ['rev-parse', '--verify', `${ref}^{commit}`]);
+  const index = join(g.paths.dir, `tasks-index-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    await git(ctx, ['read-tree', saved], { env });
+    for (const file of files) {
+      if ((await readOrNull(join(g.repo.root, file))) === null) continue;
+      const blob = await gitOut(ctx, ['hash-object', '-w', '--', file]);
+      await git(ctx, ['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], { env });
+    }
+    const tree = await gitOut(ctx, ['write-tree'], { env });
+    if (tree === (await gitOut(ctx, ['rev-parse', `${saved}^{tree}`]))) return;
+    const message = `ralphtool: the ignored tasks.md of ${ref}`;
+    const sha = await commitTree(ctx, tree, [saved], message);
+    await git(ctx, ['update-ref', '-m', 'ralphtool: save ignored tasks.md', ref, sha], {
+      context: 'could not save the attempt',
+    });
+  } finally {
+    await rm(index, { force: true });
+  }
+}
+
+async function readOrNull(file: string): Promise<Buffer | null> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
