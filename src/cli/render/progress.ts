@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
+import { describeTasksEdits } from '../../core/tasks-edits.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { clean, clip, oneLine } from '../../format/text.js';
@@ -57,6 +58,14 @@ export class ProgressPrinter {
         return [
           s.red(detail(`✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`)),
         ];
+      case 'attempt.out-of-scope': {
+        const what = `⚠ attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
+        const undone =
+          event.savedRef === null
+            ? ''
+            : `; undone in the checkpoint (its tasks.md is saved as ${event.savedRef})`;
+        return [s.yellow(detail(`${what}${undone}`))];
+      }
       case 'checkpoint.reverted':
         return [
           s.dim(`  ↺ reverted to ${event.toSha.slice(0, 8)}; attempt saved as ${event.savedRef}`),
