@@ -67,7 +67,18 @@ export type RunEvent =
       baseSha: string;
       agent: string;
       maxRetries: number;
-      stories: { id: string; title: string; done: boolean }[];
+      /**
+       * With what earlier invocations of the run (before a `resume`) spent on each story, from the
+       * run state; absent or 0 for a story not tried yet.
+       */
+      stories: {
+        id: string;
+        title: string;
+        done: boolean;
+        attempts?: number;
+        costUsd?: number;
+        durationMs?: number;
+      }[];
     }
   | {
       type: 'story.started';
@@ -86,7 +97,8 @@ export type RunEvent =
       attempt: number;
       turns: number;
       tokens: TokenUsage;
-      costUsd: number;
+      /** Null when the agent reports no cost (Codex): shown as "—", never as $0.00. */
+      costUsd: number | null;
       durationMs: number;
       isError: boolean;
     }

@@ -90,7 +90,7 @@ export async function runAttempt(
         emit({ type: 'agent.tool', storyId, attempt, name: event.name, summary: event.summary });
         return;
       case 'result':
-        costUsd += event.costUsd;
+        costUsd += event.costUsd ?? 0;
         emit({
           type: 'agent.result',
           storyId,

@@ -1,7 +1,7 @@
 import type { RunEvent, FailureKind, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
-import { formatCost, formatDuration, plural } from '../../format/units.js';
+import { formatCost, formatDuration, formatTurns, plural } from '../../format/units.js';
 import { oneLine } from '../../format/text.js';
 import {
   appendLines,
@@ -165,13 +165,13 @@ function applyEvent(
       write(event.storyId, [
         {
           kind: 'result',
-          text: `${event.turns} turns · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out tokens · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}${event.isError ? ' · agent reported an error' : ''}`,
+          text: `${formatTurns(event.turns, view.started?.agent ?? '')} · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out tokens · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}${event.isError ? ' · agent reported an error' : ''}`,
         },
       ]);
       return updateAttempt(next, event.storyId, event.attempt, (a) => ({
         ...a,
         turns: event.turns,
-        costUsd: a.costUsd + event.costUsd,
+        costUsd: a.costUsd + (event.costUsd ?? 0),
         durationMs: event.durationMs,
       }));
     }
