@@ -104,7 +104,7 @@ export type RunEvent =
     }
   | { type: 'attempt.failed'; storyId: string; attempt: number; kind: FailureKind; reason: string }
   | {
-      type: 'attempt.out-of-scope';
+      type: 'tasks.out-of-scope';
       storyId: string;
       attempt: number;
       edits: TasksEdit[];

@@ -15,7 +15,7 @@ const WORDS: Record<TasksEdit['kind'], string> = {
 const MAX_IDS = 8;
 
 /**
- * "ticked 2.1, 2.2; removed story 4": the edits of an `attempt.out-of-scope` event (or of a
+ * "ticked 2.1, 2.2; removed story 4": the edits of an `tasks.out-of-scope` event (or of a
  * `tasks-edited` failure) in one line, grouped by kind in a fixed order.
  */
 export function describeTasksEdits(edits: readonly TasksEdit[]): string {

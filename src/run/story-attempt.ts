@@ -48,14 +48,14 @@ export async function attemptStory(
         ? await restoreOtherStories(setup, deps, story.id, attempt, result.tasksAfter)
         : null;
     if (savedRef !== null) {
-      emit({ type: 'attempt.out-of-scope', storyId: story.id, attempt, edits: outside, savedRef });
+      emit({ type: 'tasks.out-of-scope', storyId: story.id, attempt, edits: outside, savedRef });
     }
     await acceptAttempt(deps, story.id, attempt, figures);
     return { accepted: true };
   }
   if (outside.length > 0) {
     emit({
-      type: 'attempt.out-of-scope',
+      type: 'tasks.out-of-scope',
       storyId: story.id,
       attempt,
       edits: outside,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
 import { parseTasks } from '../../src/openspec/tasks.js';
+import { applyEvents, initialLoopView } from '../../src/ui/state/loop-view.js';
 import { LoopHarness } from '../support/loop-harness.js';
 import { ofType, stories, succeed } from './helpers.js';
 
@@ -31,7 +32,7 @@ function tasksNow(f: LoopHarness): string {
   return readFileSync(path.join(f.dir, TASKS), 'utf8');
 }
 
-const outOfScope = (events: RunEvent[]) => ofType(events, 'attempt.out-of-scope');
+const outOfScope = (events: RunEvent[]) => ofType(events, 'tasks.out-of-scope');
 
 describe('an attempt that ticks every task of every story', () => {
   it('completes only its own story: every story runs its own attempt, one checkpoint each', async () => {
@@ -49,7 +50,7 @@ describe('an attempt that ticks every task of every story', () => {
     ]);
     expect(outOfScope(events)).toEqual([
       {
-        type: 'attempt.out-of-scope',
+        type: 'tasks.out-of-scope',
         storyId: '1',
         attempt: 1,
         edits: ['2.1', '2.2', '3.1', '3.2'].map((id) => ({
@@ -60,7 +61,7 @@ describe('an attempt that ticks every task of every story', () => {
         savedRef: `refs/ralphtool/${CHANGE}/attempts/1-1`,
       },
       {
-        type: 'attempt.out-of-scope',
+        type: 'tasks.out-of-scope',
         storyId: '2',
         attempt: 1,
         edits: ['3.1', '3.2'].map((id) => ({ kind: 'ticked', storyId: '3', taskId: id })),
@@ -107,6 +108,16 @@ describe('an attempt that ticks every task of every story', () => {
       '3.1:x',
       '3.2:x',
     ]);
+    // The UI's transcript of story 1 says what was edited and undone.
+    const ts = new Date(0).toISOString();
+    const view = applyEvents(
+      initialLoopView(''),
+      events.map((e) => ({ ...e, ts })),
+      1000,
+    );
+    expect(view.details['1']?.transcript.lines.map((l) => l.text)).toContain(
+      `attempt 1 edited other stories in tasks.md: ticked 2.1, 2.2, 3.1, 3.2; undone in the checkpoint (its tasks.md is saved as refs/ralphtool/${CHANGE}/attempts/1-1)`,
+    );
     const finished = ofType(events, 'run.finished')[0];
     expect(finished).toMatchObject({ outcome: 'complete', storiesCompleted: 3, storiesTotal: 3 });
   });
@@ -122,7 +133,7 @@ describe('an attempt that ticks every task of every story', () => {
     const events = result.events();
     expect(outOfScope(events)).toEqual([
       {
-        type: 'attempt.out-of-scope',
+        type: 'tasks.out-of-scope',
         storyId: '1',
         attempt: 1,
         edits: [{ kind: 'ticked', storyId: '2', taskId: '2.1' }],
@@ -130,7 +141,7 @@ describe('an attempt that ticks every task of every story', () => {
       },
     ]);
     const types = events.map((e) => e.type);
-    expect(types.indexOf('attempt.out-of-scope')).toBeLessThan(types.indexOf('attempt.failed'));
+    expect(types.indexOf('tasks.out-of-scope')).toBeLessThan(types.indexOf('attempt.failed'));
     expect(ofType(events, 'story.started').map((e) => `${e.storyId}-${e.attempt}`)).toEqual([
       '1-1',
       '1-2',

@@ -74,7 +74,7 @@ describe('ralphtool run with an agent that ticks every task', () => {
       '5',
       '6',
     ]);
-    expect(ofType(events, 'attempt.out-of-scope')).toHaveLength(5);
+    expect(ofType(events, 'tasks.out-of-scope')).toHaveLength(5);
     expect(ofType(events, 'run.finished')[0]).toMatchObject({
       outcome: 'complete',
       storiesCompleted: 6,

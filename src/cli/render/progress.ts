@@ -68,7 +68,7 @@ export class ProgressPrinter {
         return [
           s.red(detail(`✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`)),
         ];
-      case 'attempt.out-of-scope': {
+      case 'tasks.out-of-scope': {
         const what = `⚠ attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
         const undone =
           event.savedRef === null

@@ -188,7 +188,7 @@ function applyEvent(
         kind: event.kind,
         reason: oneLine(event.reason),
       }));
-    case 'attempt.out-of-scope':
+    case 'tasks.out-of-scope':
       write(event.storyId, [{ kind: 'failure', text: outOfScopeText(event) }]);
       return next;
     case 'checkpoint.reverted': {
@@ -251,7 +251,7 @@ function applyEvent(
 }
 
 /** The attempt's edits of other stories, and what became of them. */
-function outOfScopeText(event: Extract<RunEvent, { type: 'attempt.out-of-scope' }>): string {
+function outOfScopeText(event: Extract<RunEvent, { type: 'tasks.out-of-scope' }>): string {
   const what = `attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
   return event.savedRef === null
     ? oneLine(what)
