@@ -97,7 +97,8 @@ export function createCodexTranslator(
           cacheRead: cached,
           cacheWrite: 0,
         },
-        costUsd: 0,
+        // Codex reports tokens only: its cost is unknown, not zero.
+        costUsd: null,
         durationMs: options.elapsedMs?.() ?? 0,
         isError: false,
         text: finalAnswer,

@@ -8,7 +8,8 @@ export type AgentEvent =
       type: 'result';
       turns: number;
       tokens: TokenUsage;
-      costUsd: number;
+      /** Null when the agent reports no cost of its own. */
+      costUsd: number | null;
       durationMs: number;
       isError: boolean;
       text: string;

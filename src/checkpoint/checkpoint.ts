@@ -12,6 +12,7 @@ import { attemptRefTips, deleteAttemptRefs, listAttemptRefs } from './attempt-re
 import { returnToOriginal } from './finish.js';
 import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { restoreCheckpoint } from './revert.js';
+import { saveWorkTree } from './save-attempt.js';
 import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
@@ -96,6 +97,14 @@ export class CheckpointRun extends RecordedRun {
    */
   async revert(storyId: string, attempt: number, opts: CallOptions = {}): Promise<RevertResult> {
     return this.saveAndRevert(storyId, attempt, opts, () => undefined);
+  }
+
+  /** Saves the attempt's work tree under its attempt ref, changing nothing; returns the ref. */
+  async saveAttempt(storyId: string, attempt: number, opts: CallOptions = {}): Promise<string> {
+    const ref = attemptRef(this.change, storyId, attempt);
+    const label = attemptName(storyId, attempt);
+    await saveWorkTree(this.runGit(opts), { checkpoint: this.checkpointSha, ref, label });
+    return ref;
   }
 
   /**

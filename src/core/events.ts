@@ -14,6 +14,7 @@ export type CompletionChoice = (typeof COMPLETION_CHOICES)[number];
  */
 export const FAILURE_KINDS = [
   'tasks-unchecked',
+  'tasks-edited',
   'verify-failed',
   'failed-signal',
   'no-signal',
@@ -29,6 +30,25 @@ export type FailureKind = (typeof FAILURE_KINDS)[number];
 export interface AttemptFailure {
   kind: FailureKind;
   reason: string;
+}
+
+/**
+ * One edit an attempt made to tasks.md outside its own work (docs/contract.md, "An attempt works on
+ * its own story"): a task of another story ticked, un-ticked, reworded, removed or added, or a story
+ * heading removed, reworded or added. `taskId` is null for a story's heading.
+ */
+export interface TasksEdit {
+  kind:
+    | 'ticked'
+    | 'unticked'
+    | 'edited'
+    | 'removed'
+    | 'added'
+    | 'story-removed'
+    | 'story-renamed'
+    | 'story-added';
+  storyId: string;
+  taskId: string | null;
 }
 
 export interface TokenUsage {
@@ -47,7 +67,18 @@ export type RunEvent =
       baseSha: string;
       agent: string;
       maxRetries: number;
-      stories: { id: string; title: string; done: boolean }[];
+      /**
+       * With what earlier invocations of the run (before a `resume`) spent on each story, from the
+       * run state; absent or 0 for a story not tried yet.
+       */
+      stories: {
+        id: string;
+        title: string;
+        done: boolean;
+        attempts?: number;
+        costUsd?: number;
+        durationMs?: number;
+      }[];
     }
   | {
       type: 'story.started';
@@ -66,11 +97,23 @@ export type RunEvent =
       attempt: number;
       turns: number;
       tokens: TokenUsage;
-      costUsd: number;
+      /** Null when the agent reports no cost (Codex): shown as "—", never as $0.00. */
+      costUsd: number | null;
       durationMs: number;
       isError: boolean;
     }
   | { type: 'attempt.failed'; storyId: string; attempt: number; kind: FailureKind; reason: string }
+  | {
+      type: 'tasks.out-of-scope';
+      storyId: string;
+      attempt: number;
+      edits: TasksEdit[];
+      /**
+       * Accepted attempt: its edits are undone in the checkpoint, and its own tasks.md is saved
+       * under this ref. Null for an attempt that failed (it is reverted whole).
+       */
+      savedRef: string | null;
+    }
   | {
       type: 'checkpoint.reverted';
       storyId: string;

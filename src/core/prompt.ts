@@ -30,6 +30,7 @@ export interface PromptInput {
 const FAILURES_WITH_CONTEXT: ReadonlySet<FailureKind> = new Set([
   'failed-signal',
   'tasks-unchecked',
+  'tasks-edited',
   'verify-failed',
 ]);
 
@@ -68,6 +69,8 @@ function previousFailureSection({ previousFailure }: PromptInput): string | null
     'tasks-unchecked':
       'The previous attempt said COMPLETE, but these tasks were still unchecked in tasks.md:',
     'verify-failed': 'The previous attempt said COMPLETE, but a verification command failed:',
+    'tasks-edited':
+      "The previous attempt changed its own story's tasks instead of only ticking them:",
   };
   return [
     '## Previous Attempt Failed',

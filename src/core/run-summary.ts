@@ -1,6 +1,7 @@
 import type { RunEvent } from './events.js';
 
-export type StoryResult = 'pending' | 'running' | 'done' | 'failed' | 'exhausted';
+/** `stopped`: its attempt was stopped by the user (reverted, not counted). */
+export type StoryResult = 'pending' | 'running' | 'stopped' | 'done' | 'failed' | 'exhausted';
 
 export interface StorySummary {
   id: string;
@@ -8,6 +9,10 @@ export interface StorySummary {
   attempts: number;
   result: StoryResult;
   costUsd: number;
+  /** False while no agent result has reported a cost (Codex reports none): shown as "—". */
+  costKnown: boolean;
+  /** Tokens the agent reported (input, cache and output), for agents that report no cost. */
+  tokens: number;
   /** Wall time of its attempts so far (the running one not included). */
   durationMs: number;
   /** When the running attempt started (ms), for a live clock; null between attempts. */
@@ -19,9 +24,22 @@ export interface RunSummary {
   change: string;
   stories: StorySummary[];
   costUsd: number;
+  costKnown: boolean;
+  tokens: number;
 }
 
-export const emptySummary: RunSummary = { change: '', stories: [], costUsd: 0 };
+export const emptySummary: RunSummary = {
+  change: '',
+  stories: [],
+  costUsd: 0,
+  costKnown: false,
+  tokens: 0,
+};
+
+/** The run's cost as known so far; null when no agent result reported one. */
+export function knownCost(figures: { costUsd: number; costKnown: boolean }): number | null {
+  return figures.costKnown ? figures.costUsd : null;
+}
 
 /**
  * Folds the event stream into per-story figures: the summary table of the plain
@@ -32,21 +50,29 @@ export const emptySummary: RunSummary = { change: '', stories: [], costUsd: 0 };
  */
 export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now()): RunSummary {
   switch (event.type) {
-    case 'run.started':
+    case 'run.started': {
+      // After a `resume`, the figures of earlier invocations (from the run state) count too.
+      const stories = event.stories.map((s): StorySummary => ({
+        id: s.id,
+        title: s.title,
+        attempts: s.attempts ?? 0,
+        result: s.done ? 'done' : 'pending',
+        costUsd: s.costUsd ?? 0,
+        // The run state keeps no "unknown": a cost recorded as 0 is taken as none reported.
+        costKnown: (s.costUsd ?? 0) > 0,
+        tokens: 0,
+        durationMs: s.durationMs ?? 0,
+        runningSince: null,
+        lastFailure: null,
+      }));
       return {
         change: event.change,
-        costUsd: 0,
-        stories: event.stories.map((s) => ({
-          id: s.id,
-          title: s.title,
-          attempts: 0,
-          result: s.done ? 'done' : 'pending',
-          costUsd: 0,
-          durationMs: 0,
-          runningSince: null,
-          lastFailure: null,
-        })),
+        stories,
+        costUsd: stories.reduce((sum, s) => sum + s.costUsd, 0),
+        costKnown: stories.some((s) => s.costKnown),
+        tokens: 0,
       };
+    }
     case 'story.started':
       return update(summary, event.storyId, (s) => ({
         ...s,
@@ -54,20 +80,34 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
         result: 'running',
         runningSince: atMs,
       }));
-    case 'agent.result':
+    case 'agent.result': {
+      const cost = event.costUsd ?? 0;
+      const known = event.costUsd !== null;
+      const t = event.tokens;
+      const tokens = t.input + t.cacheRead + t.cacheWrite + t.output;
       return {
         ...update(summary, event.storyId, (s) => ({
           ...s,
-          costUsd: s.costUsd + event.costUsd,
+          costUsd: s.costUsd + cost,
+          costKnown: s.costKnown || known,
+          tokens: s.tokens + tokens,
         })),
-        costUsd: summary.costUsd + event.costUsd,
+        costUsd: summary.costUsd + cost,
+        costKnown: summary.costKnown || known,
+        tokens: summary.tokens + tokens,
       };
+    }
     case 'checkpoint.reverted':
       return update(summary, event.storyId, (s) => ({
         ...s,
         durationMs:
           s.durationMs + (s.runningSince === null ? 0 : Math.max(0, atMs - s.runningSince)),
         runningSince: null,
+        // Still running at its revert: the user stopped it (a failure reports itself first).
+        // A stopped attempt does not count, as in the run state.
+        ...(s.result === 'running'
+          ? { result: 'stopped' as const, attempts: Math.max(0, event.attempt - 1) }
+          : {}),
       }));
     case 'attempt.failed':
       return update(summary, event.storyId, (s) => ({

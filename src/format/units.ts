@@ -32,6 +32,50 @@ export function formatDuration(ms: number): string {
   return `${s}s`;
 }
 
-export function formatCost(usd: number): string {
-  return `$${usd.toFixed(usd >= 100 ? 0 : 2)}`;
+/**
+ * Decimals a cost is shown with: cents from $1 up, else four places, so that the few cents an
+ * attempt costs do not all show as $0.01 (and a column of them adds up, see `costColumn`).
+ */
+export function costDecimals(usd: number): number {
+  return usd >= 1 ? 2 : 4;
+}
+
+/**
+ * "$0.0125", "$0.05", "$3.40"; "—" when the cost is unknown (an agent that reports none, like
+ * Codex). Zeros past the cents are dropped: "$0.05", not "$0.0500".
+ */
+export function formatCost(usd: number | null, decimals = costDecimals(usd ?? 0)): string {
+  if (usd === null) return '—';
+  return `$${usd.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
+}
+
+/**
+ * A column of costs and its total, drawn from the same rounded numbers so that the total is the
+ * sum of the rows as shown: every row is rounded to the total's precision, and the total is the
+ * sum of the rounded rows. Unknown costs show "—" and add nothing.
+ */
+export function costColumn(costs: readonly (number | null)[]): { cells: string[]; total: string } {
+  const known = costs.filter((c): c is number => c !== null);
+  const decimals = costDecimals(known.reduce((sum, c) => sum + c, 0));
+  const scale = 10 ** decimals;
+  const units = costs.map((c) => (c === null ? null : Math.round(c * scale)));
+  const cells = units.map((u) => (u === null ? '—' : formatCost(u / scale, decimals)));
+  if (known.length === 0) return { cells, total: '—' };
+  const sum = units.reduce<number>((acc, u) => acc + (u ?? 0), 0);
+  return { cells, total: formatCost(sum / scale, decimals) };
+}
+
+/**
+ * "7 turns" as Claude counts them (one per model round trip); Codex counts a turn per `codex
+ * exec`, a different thing, so its count is labelled as such rather than passed off as the same.
+ */
+export function formatTurns(turns: number, agent: string): string {
+  return plural(turns, agent === 'codex' ? 'Codex turn' : 'turn');
+}
+
+/** "850 tokens", "12.3k tokens", "1.2M tokens". */
+export function formatTokens(n: number): string {
+  if (n < 1000) return `${n} tokens`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k tokens`;
+  return `${(n / 1_000_000).toFixed(1)}M tokens`;
 }

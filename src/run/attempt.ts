@@ -4,6 +4,8 @@ import type { AttemptFailure, RunEvent } from '../core/events.js';
 import { judgeAttempt, type AttemptVerdict } from '../core/judge.js';
 import { buildPrompt, type PromptChangePaths } from '../core/prompt.js';
 import { withoutEchoedPrompt } from '../core/signal.js';
+import { compareTasks, type TasksScope } from '../openspec/tasks-scope.js';
+import { describeTasksEdits } from '../core/tasks-edits.js';
 import { readLearnings } from './learnings.js';
 import type { RunOptions } from './options.js';
 import { runVerifyCommands } from './verify.js';
@@ -23,6 +25,17 @@ export interface AttemptPlan {
   transcriptPath: string;
   /** Told the agent's process group once it runs, so a crash can kill it later. */
   onAgentSpawn?: (pgid: number) => void;
+  /**
+   * tasks.md as the checkpoint has it, and a reader of it after the attempt (null when it cannot
+   * be read), to tell the attempt's own edits from those of other stories.
+   */
+  tasks?: { before: string | null; read: () => Promise<string | null> };
+}
+
+/** What the attempt did to tasks.md, when it and the checkpoint's could both be read. */
+export interface TasksAfter extends TasksScope {
+  before: string;
+  after: string;
 }
 
 export interface AttemptResult {
@@ -32,6 +45,8 @@ export interface AttemptResult {
   fatal: string | null;
   costUsd: number;
   durationMs: number;
+  /** Absent when the agent did not get to an end that is judged, or tasks.md was unreadable. */
+  tasksAfter?: TasksAfter;
 }
 
 const STOPPED: AttemptVerdict = { accepted: false, kind: 'stopped', reason: 'stopped by the user' };
@@ -75,7 +90,7 @@ export async function runAttempt(
         emit({ type: 'agent.tool', storyId, attempt, name: event.name, summary: event.summary });
         return;
       case 'result':
-        costUsd += event.costUsd;
+        costUsd += event.costUsd ?? 0;
         emit({
           type: 'agent.result',
           storyId,
@@ -130,6 +145,11 @@ export async function runAttempt(
     plan.story.id,
     plan.paths.tasks,
   );
+  const tasksAfter = await tasksScope(plan);
+  if (verdict.accepted && tasksAfter && tasksAfter.ownBroken.length > 0) {
+    verdict = ownTasksEdited(tasksAfter, plan);
+  }
+  const withTasks = tasksAfter ? { ...base, tasksAfter } : base;
   if (verdict.accepted && options.verify.length > 0) {
     const failure = await runVerifyCommands(
       options.verify,
@@ -141,5 +161,24 @@ export async function runAttempt(
     if (stop.aborted) return { ...base, fatal: null, verdict: STOPPED };
     if (failure) verdict = { accepted: false, kind: 'verify-failed', reason: failure.reason };
   }
-  return { ...base, fatal: null, verdict };
+  return { ...withTasks, fatal: null, verdict };
+}
+
+async function tasksScope(plan: AttemptPlan): Promise<TasksAfter | undefined> {
+  const before = plan.tasks?.before ?? null;
+  const after = before === null ? null : ((await plan.tasks?.read()) ?? null);
+  if (before === null || after === null) return undefined;
+  return { before, after, ...compareTasks(before, after, plan.story.id) };
+}
+
+/**
+ * A story whose own tasks were removed or reworded cannot be judged by them: ticking what is
+ * left would otherwise pass (docs/contract.md, "An attempt works on its own story").
+ */
+function ownTasksEdited(tasks: TasksAfter, plan: AttemptPlan): AttemptVerdict {
+  return {
+    accepted: false,
+    kind: 'tasks-edited',
+    reason: `the attempt changed story ${plan.story.id}'s own tasks in ${plan.paths.tasks} (${describeTasksEdits(tasks.ownBroken)}): keep every task's text as it is and only tick its box`,
+  };
 }

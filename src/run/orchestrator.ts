@@ -50,7 +50,11 @@ function announceStart(setup: LoopSetup, deps: LoopDeps, stories: readonly Story
     baseSha: run.baseSha,
     agent: setup.options.agent,
     maxRetries: setup.options.maxRetries,
-    stories: stories.map((s) => ({ id: s.id, title: s.title, done: s.done })),
+    // A resumed run's earlier invocations count in its figures (the run state keeps them).
+    stories: stories.map((s) => {
+      const { attempts, costUsd, durationMs } = deps.run.progressOf(s.id);
+      return { id: s.id, title: s.title, done: s.done, attempts, costUsd, durationMs };
+    }),
   });
 }
 

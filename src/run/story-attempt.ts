@@ -4,6 +4,7 @@ import type { AttemptFailure } from '../core/events.js';
 import type { AttemptEnding, AttemptFigures } from '../checkpoint/index.js';
 import { promptFile, transcriptFile } from '../checkpoint/paths.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
+import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { processIdentity } from './lock.js';
 import type { LoopDeps, LoopSetup } from './loop-types.js';
 
@@ -23,6 +24,8 @@ export async function attemptStory(
 ): Promise<SettledAttempt> {
   const { run, emit } = deps;
   await run.ensureAtCheckpoint();
+  // tasks.md as the checkpoint has it: what the attempt may change only in its own story.
+  const tasksBefore = await readTasksText(setup);
   const previousFailure = run.progressOf(story.id).lastFailure;
   await run.startAttempt(story.id, attempt);
   emit({
@@ -35,11 +38,29 @@ export async function attemptStory(
     attempt,
   });
 
-  const result = await runAgentAttempt(setup, deps, story, attempt, previousFailure);
+  const result = await runAgentAttempt(setup, deps, story, attempt, previousFailure, tasksBefore);
   const figures: AttemptFigures = { costUsd: result.costUsd, durationMs: result.durationMs };
+  const outside = result.tasksAfter?.outside ?? [];
   if (result.verdict.accepted) {
+    // The agent's whole edit is saved first; the checkpoint then gets the other stories back.
+    const savedRef =
+      outside.length > 0 && result.tasksAfter
+        ? await restoreOtherStories(setup, deps, story.id, attempt, result.tasksAfter)
+        : null;
+    if (savedRef !== null) {
+      emit({ type: 'tasks.out-of-scope', storyId: story.id, attempt, edits: outside, savedRef });
+    }
     await acceptAttempt(deps, story.id, attempt, figures);
     return { accepted: true };
+  }
+  if (outside.length > 0) {
+    emit({
+      type: 'tasks.out-of-scope',
+      storyId: story.id,
+      attempt,
+      edits: outside,
+      savedRef: null,
+    });
   }
 
   const failure: AttemptFailure = { kind: result.verdict.kind, reason: result.verdict.reason };
@@ -94,6 +115,7 @@ async function runAgentAttempt(
   story: Story,
   attempt: number,
   previousFailure: AttemptFailure | null,
+  tasksBefore: string | null,
 ): Promise<AttemptResult> {
   const { run } = deps;
   let agentRecorded: Promise<void> = Promise.resolve();
@@ -114,6 +136,7 @@ async function runAgentAttempt(
         onAgentSpawn: (pgid) => {
           agentRecorded = run.recordAgent(pgid, processIdentity(pgid));
         },
+        tasks: { before: tasksBefore, read: () => readTasksText(setup) },
       },
       deps.backend,
       setup.options,

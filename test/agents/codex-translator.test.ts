@@ -64,7 +64,8 @@ describe('codex translator', () => {
         type: 'result',
         turns: 1,
         tokens: { input: 315, output: 122, cacheRead: 24448, cacheWrite: 0 },
-        costUsd: 0,
+        // Codex reports no cost: unknown, not $0.
+        costUsd: null,
         durationMs: 5000,
         isError: false,
         text: '<promise>FAILED: no db</promise>',

@@ -1,6 +1,40 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ProgressPrinter } from '../../src/cli/render/progress.js';
+import type { RunEvent } from '../../src/core/events.js';
+import { knownCost } from '../../src/core/run-summary.js';
+import { plainStyle } from '../../src/format/style.js';
+import { formatCost } from '../../src/format/units.js';
+import { applyEvents, initialLoopView, type LoopView } from '../../src/ui/state/loop-view.js';
 import { LoopHarness } from '../support/loop-harness.js';
 import { ofType, single, stories, succeed } from './helpers.js';
+
+/** What `ralphtool run` prints without --json for these events. */
+function printed(events: readonly RunEvent[]): string {
+  let out = '';
+  const printer = new ProgressPrinter((text) => {
+    out += text;
+  }, plainStyle);
+  for (const event of events) printer.handle(event);
+  return out;
+}
+
+/** The summary table's row for a story: its cells split on runs of spaces. */
+function row(stdout: string, storyId: string): string[] | undefined {
+  return stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s{2,}/))
+    .find((cells) => cells[0] === storyId && cells.length >= 4);
+}
+
+/** The UI's loop view folded from these events. */
+function viewOf(events: readonly RunEvent[]): LoopView {
+  const ts = new Date(0).toISOString();
+  return applyEvents(
+    initialLoopView(''),
+    events.map((e) => ({ ...e, ts })),
+    1000,
+  );
+}
 
 const CHANGE = 'agent-figures';
 
@@ -66,10 +100,36 @@ describe('the loop: cost and tokens come from the agent’s result', () => {
       storyId: '1',
       attempt: 1,
       tokens: { input: 1000, output: 300, cacheRead: 200, cacheWrite: 0 },
-      costUsd: 0,
+      costUsd: null,
       isError: false,
     });
     expect(single(events, 'story.completed')).toMatchObject({ storyId: '1', costUsd: 0 });
     expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete', costUsd: 0 });
+    // What the user reads: tokens, and "—" for the cost, never $0.00; turns named for what they are.
+    const out = printed(events);
+    expect(out).not.toMatch(/\$0\.00/);
+    expect(out).toContain('= 1 Codex turn · 1200 in / 300 out tokens · —');
+    expect(out).toContain('✓ Story 1 done · 1 attempt · 1.5k tokens · cost — ·');
+    expect(row(out, '1')).toEqual(['1', 'Story 1', '1', 'done', '—', expect.any(String)]);
+    expect(out).toContain('all stories complete · 1/1 stories · 1.5k tokens · cost — ·');
+    // The UI's loop view says the same.
+    const view = viewOf(events);
+    expect(formatCost(knownCost(view.summary))).toBe('—');
+    expect(view.details['1']?.transcript.lines.map((l) => l.text)).toContain(
+      '1 Codex turn · 1200 in / 300 out tokens · — · 0s',
+    );
+  });
+
+  it('shows costs precise enough that the rows add up to the total (claude stream)', async () => {
+    fixture = new LoopHarness(CHANGE, stories(3)).scenario({
+      '*': succeed('src/a.txt', 'a\n'),
+    });
+    const result = await fixture.run({ format: 'claude', completion: 'keep' });
+    expect(result.exitCode).toBe(0);
+    const out = printed(result.events());
+    // Each story costs $0.0125: shown as such, not as $0.01 three times beside a $0.04 total.
+    for (const id of ['1', '2', '3']) expect(row(out, id)).toContain('$0.0125');
+    expect(out).toContain('✓ Story 1 done · 1 attempt · $0.0125 ·');
+    expect(out).toContain('all stories complete · 3/3 stories · $0.0375 ·');
   });
 });

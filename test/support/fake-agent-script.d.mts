@@ -56,4 +56,8 @@ export function recordInvocation(
 
 export function runScenario(scenario: Scenario, agent: ScriptedAgent): Promise<ScriptEnding>;
 
-export function tickTasks(text: string, which: 'all' | readonly string[], story: string): string;
+export function tickTasks(
+  text: string,
+  which: 'all' | 'every' | readonly string[],
+  story: string,
+): string;

@@ -143,9 +143,13 @@ async function perform(step, agent, out) {
   return true;
 }
 
-/** Checks the boxes of the given task ids, or of every task of `story` for "all". */
+/**
+ * Checks the boxes of the given task ids, of every task of `story` for "all", or of every task
+ * of every story for "every" (an agent told to "mark all tasks done").
+ */
 export function tickTasks(text, which, story) {
-  const wanted = (id) => (which === 'all' ? id.startsWith(`${story}.`) : which.includes(id));
+  const wanted = (id) =>
+    which === 'every' || (which === 'all' ? id.startsWith(`${story}.`) : which.includes(id));
   return text
     .split('\n')
     .map((line) => {

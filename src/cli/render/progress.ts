@@ -1,9 +1,18 @@
 import type { RunEvent } from '../../core/events.js';
-import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
+import { emptySummary, knownCost, summarize, type RunSummary } from '../../core/run-summary.js';
+import { describeTasksEdits } from '../../core/tasks-edits.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { clean, clip, oneLine } from '../../format/text.js';
-import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
+import {
+  costColumn,
+  formatCost,
+  formatDuration,
+  formatTokens,
+  formatTurns,
+  plural,
+  progressBar,
+} from '../../format/units.js';
 
 const MAX_LINE = 160;
 
@@ -14,6 +23,7 @@ const MAX_LINE = 160;
 export class ProgressPrinter {
   private summary: RunSummary = emptySummary;
   private maxAttempts = 1;
+  private agent = '';
 
   constructor(
     private readonly write: (text: string) => void,
@@ -31,6 +41,7 @@ export class ProgressPrinter {
     switch (event.type) {
       case 'run.started': {
         this.maxAttempts = event.maxRetries + 1;
+        this.agent = event.agent;
         const todo = event.stories.filter((st) => !st.done).length;
         return [
           `${s.bold('ralphtool')} ${event.change}: ${event.stories.length} stories, ${todo} to do · agent ${event.agent} · branch ${event.branch} (from ${event.originalBranch})`,
@@ -50,13 +61,21 @@ export class ProgressPrinter {
       case 'agent.result':
         return [
           s.dim(
-            `  = ${event.turns} turns · ${event.tokens.input + event.tokens.cacheRead + event.tokens.cacheWrite} in / ${event.tokens.output} out tokens · ${formatCost(event.costUsd)}${event.isError ? ' · error' : ''}`,
+            `  = ${formatTurns(event.turns, this.agent)} · ${event.tokens.input + event.tokens.cacheRead + event.tokens.cacheWrite} in / ${event.tokens.output} out tokens · ${formatCost(event.costUsd)}${event.isError ? ' · error' : ''}`,
           ),
         ];
       case 'attempt.failed':
         return [
           s.red(detail(`✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`)),
         ];
+      case 'tasks.out-of-scope': {
+        const what = `⚠ attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
+        const undone =
+          event.savedRef === null
+            ? ''
+            : `; undone in the checkpoint (its tasks.md is saved as ${event.savedRef})`;
+        return [s.yellow(detail(`${what}${undone}`))];
+      }
       case 'checkpoint.reverted':
         return [
           s.dim(`  ↺ reverted to ${event.toSha.slice(0, 8)}; attempt saved as ${event.savedRef}`),
@@ -66,7 +85,7 @@ export class ProgressPrinter {
       case 'story.completed':
         return [
           s.green(
-            `  ✓ Story ${event.storyId} done · ${plural(event.attempts, 'attempt')} · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`,
+            `  ✓ Story ${event.storyId} done · ${plural(event.attempts, 'attempt')} · ${this.storyCost(event.storyId, event.costUsd)} · ${formatDuration(event.durationMs)}`,
           ),
         ];
       case 'story.exhausted':
@@ -85,16 +104,28 @@ export class ProgressPrinter {
     }
   }
 
+  /** A story's cost, or its tokens and "—" when its agent reports no cost. */
+  private storyCost(storyId: string, costUsd: number): string {
+    const story = this.summary.stories.find((st) => st.id === storyId);
+    if (story === undefined || story.costKnown) return formatCost(costUsd);
+    return story.tokens > 0 ? `${formatTokens(story.tokens)} · cost —` : 'cost —';
+  }
+
   private finishedLines(event: Extract<RunEvent, { type: 'run.finished' }>): string[] {
     const s = this.style;
-    const rows = this.summary.stories.map((st) => [
+    // Rows and total from the same rounded numbers, so that the column adds up.
+    const costs = costColumn(this.summary.stories.map(knownCost));
+    const rows = this.summary.stories.map((st, i) => [
       st.id,
       clip(oneLine(st.title), 40),
       String(st.attempts),
       st.result,
-      formatCost(st.costUsd),
+      costs.cells[i] ?? '—',
       formatDuration(st.durationMs),
     ]);
+    const total = this.summary.costKnown
+      ? costs.total
+      : `${this.summary.tokens > 0 ? `${formatTokens(this.summary.tokens)} · ` : ''}cost —`;
     const header = ['STORY', 'TITLE', 'ATTEMPTS', 'RESULT', 'COST', 'TIME'].map(s.bold);
     const where =
       event.choice === 'cleanup'
@@ -114,7 +145,7 @@ export class ProgressPrinter {
       '',
       ...table([header, ...rows]),
       '',
-      `${verdict[event.outcome]} · ${event.storiesCompleted}/${event.storiesTotal} stories · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`,
+      `${verdict[event.outcome]} · ${event.storiesCompleted}/${event.storiesTotal} stories · ${total} · ${formatDuration(event.durationMs)}`,
       where,
     ];
   }

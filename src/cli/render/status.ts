@@ -26,7 +26,8 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
         : '';
     return [
       `${style.bold(run.change)}  ${state}`,
-      `  ${stories}${current} · ${formatCost(run.costUsd)}`,
+      // The state keeps no "unknown": nothing recorded (Codex, a command) is "—", not $0.00.
+      `  ${stories}${current} · ${formatCost(run.costUsd > 0 ? run.costUsd : null)}`,
       `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
       ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
       `  next: ${run.next}`,

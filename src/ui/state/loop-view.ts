@@ -1,6 +1,7 @@
 import type { RunEvent, FailureKind, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
-import { formatCost, formatDuration, plural } from '../../format/units.js';
+import { describeTasksEdits } from '../../core/tasks-edits.js';
+import { formatCost, formatDuration, formatTurns, plural } from '../../format/units.js';
 import { oneLine } from '../../format/text.js';
 import {
   appendLines,
@@ -164,13 +165,13 @@ function applyEvent(
       write(event.storyId, [
         {
           kind: 'result',
-          text: `${event.turns} turns · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out tokens · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}${event.isError ? ' · agent reported an error' : ''}`,
+          text: `${formatTurns(event.turns, view.started?.agent ?? '')} · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out tokens · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}${event.isError ? ' · agent reported an error' : ''}`,
         },
       ]);
       return updateAttempt(next, event.storyId, event.attempt, (a) => ({
         ...a,
         turns: event.turns,
-        costUsd: a.costUsd + event.costUsd,
+        costUsd: a.costUsd + (event.costUsd ?? 0),
         durationMs: event.durationMs,
       }));
     }
@@ -187,6 +188,9 @@ function applyEvent(
         kind: event.kind,
         reason: oneLine(event.reason),
       }));
+    case 'tasks.out-of-scope':
+      write(event.storyId, [{ kind: 'failure', text: outOfScopeText(event) }]);
+      return next;
     case 'checkpoint.reverted': {
       const stopped = attemptOf(view, event.storyId, event.attempt)?.status === 'running';
       write(event.storyId, [
@@ -244,6 +248,14 @@ function applyEvent(
         },
       };
   }
+}
+
+/** The attempt's edits of other stories, and what became of them. */
+function outOfScopeText(event: Extract<RunEvent, { type: 'tasks.out-of-scope' }>): string {
+  const what = `attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
+  return event.savedRef === null
+    ? oneLine(what)
+    : oneLine(`${what}; undone in the checkpoint (its tasks.md is saved as ${event.savedRef})`);
 }
 
 function emptyDetail(): StoryDetail {

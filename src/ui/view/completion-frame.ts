@@ -1,3 +1,4 @@
+import { knownCost } from '../../core/run-summary.js';
 import { formatCost, formatDuration } from '../../format/units.js';
 import type { CompletionChoice } from '../../core/events.js';
 import { exhaustedMessage } from '../../core/loop.js';
@@ -24,7 +25,7 @@ export function completionFrame(run: WatchedRun, size: Size, now: number): Frame
   for (const line of wrap(why.text, size.columns, '  ')) body.push(row(line, why.tone));
   body.push(
     row(
-      `Stories ${storiesDone(view)}/${view.summary.stories.length} done · cost ${formatCost(view.summary.costUsd)} · time ${formatDuration(elapsedMs(view, now))}`,
+      `Stories ${storiesDone(view)}/${view.summary.stories.length} done · cost ${formatCost(knownCost(view.summary))} · time ${formatDuration(elapsedMs(view, now))}`,
     ),
   );
   body.push(row(`Current branch ${branch} · original branch ${original}`, 'dim'));

@@ -1,5 +1,5 @@
 import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
-import type { StorySummary } from '../../core/run-summary.js';
+import { knownCost, type StorySummary } from '../../core/run-summary.js';
 import type { WatchedRun } from '../state/app-state.js';
 import { elapsedMs, storiesDone, storyStatus, type StoryStatus } from '../state/loop-status.js';
 import type { AttemptView, LoopView } from '../state/loop-view.js';
@@ -43,7 +43,7 @@ export function loopFrame(
       { text: ' › ', tone: 'dim' },
       { text: oneLine(run.change), tone: 'title' },
       {
-        text: `  ${progressBar(done, total, 10)} ${done}/${total} stories · ${formatDuration(elapsedMs(view, now))} · ${formatCost(view.summary.costUsd)}`,
+        text: `  ${progressBar(done, total, 10)} ${done}/${total} stories · ${formatDuration(elapsedMs(view, now))} · ${formatCost(knownCost(view.summary))}`,
       },
     ],
   ];
@@ -149,7 +149,7 @@ function infoRows(run: WatchedRun, storyId: string, width: number, now: number):
   if (summary) {
     rows.push(
       row(
-        `${plural(summary.attempts, 'attempt')} · ${formatCost(summary.costUsd)} · ${formatDuration(storyTimeMs(summary, now))}`,
+        `${plural(summary.attempts, 'attempt')} · ${formatCost(knownCost(summary))} · ${formatDuration(storyTimeMs(summary, now))}`,
         'dim',
       ),
     );

@@ -1,3 +1,4 @@
+import { knownCost } from '../../core/run-summary.js';
 import { formatCost, formatDuration, plural } from '../../format/units.js';
 import { countTasks } from '../../core/change.js';
 import type { FileStatus } from '../controller.js';
@@ -46,7 +47,7 @@ export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
   const total = finished?.storiesTotal ?? view.summary.stories.length;
   body.push(
     row(
-      `Stories ${done}/${total} done · ${tasks} · cost ${formatCost(finished?.costUsd ?? view.summary.costUsd)} · time ${formatDuration(elapsedMs(view, now))}`,
+      `Stories ${done}/${total} done · ${tasks} · cost ${formatCost(view.summary.costKnown ? (finished?.costUsd ?? view.summary.costUsd) : null)} · time ${formatDuration(elapsedMs(view, now))}`,
     ),
   );
   body.push(blank);
@@ -68,7 +69,7 @@ export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
     const status = storyStatus(view, s.id);
     const symbol = status === 'done' ? '✓' : status === 'failed' ? '✗' : '·';
     const tone: Tone = status === 'done' ? 'good' : status === 'failed' ? 'bad' : 'dim';
-    const text = `  ${symbol} ${oneLine(s.id)} ${s.title} · ${plural(s.attempts, 'attempt')} · ${formatCost(s.costUsd)} · ${formatDuration(s.durationMs)}`;
+    const text = `  ${symbol} ${oneLine(s.id)} ${s.title} · ${plural(s.attempts, 'attempt')} · ${formatCost(knownCost(s))} · ${formatDuration(s.durationMs)}`;
     for (const line of wrap(text, size.columns, '      ')) body.push(row(line, tone));
   }
   if (view.errors.length > 0) {
