@@ -2,7 +2,7 @@ import { RuntimeError, UsageError } from '../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { attemptName, attemptRef } from './paths.js';
 import type { RunPaths } from './paths.js';
-import { NO_FIGURES, recordAcceptance, recordRevertedAttempt } from './records.js';
+import { NO_FIGURES, recordAcceptance, recordChoice, recordRevertedAttempt } from './records.js';
 import type { AttemptEnding } from './records.js';
 import { RecordedRun } from './recorded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
@@ -116,12 +116,15 @@ export class CheckpointRun extends RecordedRun {
     await this.finish('cleanup', opts.outcome);
   }
 
-  /** Stays on the run's branch, one commit per story; ends the run. */
-  async keep(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<void> {
+  /**
+   * Stays on the run's branch, one commit per story. Ends the run when it is complete or
+   * `final`; an incomplete run stays resumable (records.ts, `recordChoice`).
+   */
+  async keep(opts: CallOptions & { outcome?: RunOutcome; final?: boolean } = {}): Promise<void> {
     this.refuseIfFinished();
     // No step marker: keeping is one state write once the tree is known to be at the checkpoint.
     await this.ensureAtCheckpoint(opts);
-    await this.finish('keep', opts.outcome);
+    await this.finish('keep', opts.outcome, opts.final ?? false);
   }
 
   /** Finishes the git sequence a crash interrupted, if any; returns the step it finished. */
@@ -235,14 +238,14 @@ export class CheckpointRun extends RecordedRun {
     );
   }
 
-  private async finish(choice: CompletionChoice, outcome: RunOutcome | undefined): Promise<void> {
-    await this.update((draft) => {
-      draft.status = 'finished';
-      draft.choice = choice;
-      draft.outcome = outcome ?? draft.outcome ?? 'stopped';
-      draft.step = null;
-      draft.pid = null;
-    });
+  private async finish(
+    choice: CompletionChoice,
+    outcome: RunOutcome | undefined,
+    final = true,
+  ): Promise<void> {
+    await this.update((draft) =>
+      recordChoice(draft, choice, outcome ?? draft.outcome ?? 'stopped', final),
+    );
   }
 
   private runGit(opts: CallOptions): RunGit {

@@ -6,6 +6,7 @@ import { countStories } from '../core/change.js';
 import { UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { openRun, startRun, type CheckpointRun } from '../checkpoint/index.js';
+import { ralphBranch } from '../checkpoint/paths.js';
 import { changePaths, readChange } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
 import { ensureLearningsFile } from './learnings.js';
@@ -71,6 +72,14 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
             timeoutMs: options.commandTimeoutMs,
             baseEnv: req.env,
             force: options.force,
+            onForced: (saved) =>
+              hooks.emit({
+                type: 'run.forced',
+                branch: ralphBranch(req.change),
+                oldSha: saved.oldSha,
+                savedRef: saved.branchRef,
+                attemptRefs: saved.attemptRefs,
+              }),
           })
         : await reopen(specRoot, req.change, options, req.env, hooks.notice);
     hooks.onRun?.(run);

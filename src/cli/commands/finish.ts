@@ -55,7 +55,8 @@ export async function finishCommand(
       }
       const outcome = run.state.outcome ?? 'stopped';
       if (cleanup) await run.cleanup({ outcome });
-      else await run.keep({ outcome });
+      // `finish --keep` ends the run for good, even with stories left.
+      else await run.keep({ outcome, final: true });
       io.stderr.write(
         cleanup
           ? `ralphtool: cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes\n`
