@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createBackend } from '../agents/index.js';
-import { assertAgentAvailable } from '../agents/preflight.js';
+import { assertRunPreflight } from '../agents/preflight.js';
 import type { Change } from '../core/change.js';
 import { countStories } from '../core/change.js';
 import { UsageError } from '../core/errors.js';
@@ -55,7 +55,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   const agentCommand = options.agentCommand ?? undefined;
   const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
   // A relative agent program is where the user typed it from (-C or the current directory).
-  assertAgentAvailable(agent, req.env, req.cwd);
+  assertRunPreflight({ ...agent, verify: options.verify }, req.env, req.cwd);
   const backend = createBackend(
     { ...agent, ...(options.model ? { model: options.model } : {}), baseDir: req.cwd },
     req.env,
