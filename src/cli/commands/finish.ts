@@ -2,8 +2,8 @@ import { rm } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { openRun } from '../../checkpoint/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
-import { repairNotice } from '../../run/repair-notice.js';
-import { assertResumable, killOrphanedAgent, lockSession } from '../../run/session.js';
+import { finishRecordedRun } from '../../run/finish-run.js';
+import { lockSession } from '../../run/session.js';
 import type { CommandIO } from '../io.js';
 import { parsePositiveDuration } from '../options.js';
 import { assertDirectory } from './cwd.js';
@@ -34,42 +34,41 @@ export async function finishCommand(
       ? DEFAULT_RUN_OPTIONS.commandTimeoutMs
       : parsePositiveDuration(opts.flags.commandTimeout, '--command-timeout');
   assertDirectory(opts.cwd);
-  const locks = await lockSession(opts.cwd, opts.change, timeoutMs, io.env);
+  if (!pruneOnly) {
+    const message = await finishRecordedRun({
+      cwd: opts.cwd,
+      change: opts.change,
+      choice: cleanup ? 'cleanup' : 'keep',
+      timeoutMs,
+      env: io.env,
+      notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
+    });
+    io.stderr.write(`ralphtool: ${message}\n`);
+  }
+  if (prune) await pruneRun(io, opts.cwd, opts.change, timeoutMs);
+  return 0;
+}
+
+/** `--prune`: deletes a finished run's attempt refs and its run folder. */
+async function pruneRun(
+  io: CommandIO,
+  cwd: string,
+  change: string,
+  timeoutMs: number,
+): Promise<void> {
+  const locks = await lockSession(cwd, change, timeoutMs, io.env);
   try {
     for (const warning of locks.warnings) io.stderr.write(`ralphtool: warning: ${warning}\n`);
-    const run = await openRun({ cwd: opts.cwd, change: opts.change, timeoutMs, baseEnv: io.env });
-    if (pruneOnly && run.state.status !== 'finished') {
+    const run = await openRun({ cwd, change, timeoutMs, baseEnv: io.env });
+    if (run.state.status !== 'finished') {
       throw new UsageError(
-        `the run of ${opts.change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,
+        `the run of ${change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,
       );
     }
-    if (!pruneOnly) {
-      assertResumable(run.state, 'finish');
-      if (killOrphanedAgent(run.state)) {
-        io.stderr.write('ralphtool: stopped the agent the interrupted run left running\n');
-      }
-      if (run.state.step?.op !== 'cleanup') {
-        // Put back first (cleanup and keep would do it silently), to say what was found.
-        const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
-        if (repaired !== null) io.stderr.write(`ralphtool: ${repaired}\n`);
-      }
-      const outcome = run.state.outcome ?? 'stopped';
-      if (cleanup) await run.cleanup({ outcome });
-      // `finish --keep` ends the run for good, even with stories left.
-      else await run.keep({ outcome, final: true });
-      io.stderr.write(
-        cleanup
-          ? `ralphtool: cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes\n`
-          : `ralphtool: kept: ${run.branch} has one commit per story (original branch: ${run.originalLabel})\n`,
-      );
-    }
-    if (prune) {
-      const count = await run.pruneAttemptRefs();
-      await locks.release();
-      await rm(run.paths.dir, { recursive: true, force: true });
-      io.stderr.write(`ralphtool: pruned ${count} attempt ref(s) and the run folder\n`);
-    }
-    return 0;
+    const count = await run.pruneAttemptRefs();
+    await locks.release();
+    await rm(run.paths.dir, { recursive: true, force: true });
+    io.stderr.write(`ralphtool: pruned ${count} attempt ref(s) and the run folder\n`);
   } finally {
     await locks.release();
     // A refusal (no run recorded) leaves no folder behind.
