@@ -33,6 +33,42 @@ export function assertAgentAvailable(
   throw new RuntimeError(programNotFound(options.agent, vendorProgram(options.agent, env)));
 }
 
+/**
+ * Everything about a run's programs that is known before it starts, checked before it touches
+ * git (exit 1): the agent program, Claude Code's refusal to run as root, and `--verify`
+ * programs given by a bare name that PATH does not have. (A relative verify path is not
+ * checked: the run itself may create it, e.g. a story that adds the test script.)
+ */
+export function assertRunPreflight(
+  options: { agent: AgentName; agentCommand?: string; verify: readonly string[] },
+  env: NodeJS.ProcessEnv,
+  baseDir: string,
+): void {
+  assertAgentAvailable(options, env, baseDir);
+  if (options.agent === 'claude' && claudeRefusesRoot(env)) {
+    throw new RuntimeError(
+      'Claude Code refuses --dangerously-skip-permissions as root, so every attempt would fail: set IS_SANDBOX=1 if this machine is a sandbox (container, VM), or run ralphtool as a normal user',
+    );
+  }
+  for (const command of options.verify) {
+    const program = splitCommandLine(command, '--verify')[0] ?? '';
+    if (program.includes('/') || findProgram(program, env, baseDir) !== null) continue;
+    throw new RuntimeError(
+      `the --verify program \`${program}\` was not found on PATH: install it, or check --verify ${JSON.stringify(command)}`,
+    );
+  }
+}
+
+/**
+ * Claude Code's own rule (it prints "--dangerously-skip-permissions cannot be used with
+ * root/sudo privileges"): root, unless IS_SANDBOX is exactly "1" or CLAUDE_CODE_BUBBLEWRAP is set.
+ */
+export function claudeRefusesRoot(env: NodeJS.ProcessEnv): boolean {
+  return (
+    process.getuid?.() === 0 && env.IS_SANDBOX !== '1' && (env.CLAUDE_CODE_BUBBLEWRAP ?? '') === ''
+  );
+}
+
 /** Resolves a program like the OS would (a path, or a search of PATH); null when absent. */
 export function findProgram(program: string, env: NodeJS.ProcessEnv, cwd: string): string | null {
   if (program === '') return null;

@@ -2,7 +2,7 @@ import { RuntimeError, UsageError } from '../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { attemptName, attemptRef } from './paths.js';
 import type { RunPaths } from './paths.js';
-import { NO_FIGURES, recordAcceptance, recordRevertedAttempt } from './records.js';
+import { NO_FIGURES, recordAcceptance, recordChoice, recordRevertedAttempt } from './records.js';
 import type { AttemptEnding } from './records.js';
 import { RecordedRun } from './recorded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
@@ -164,13 +164,19 @@ export class CheckpointRun extends RecordedRun {
     return notice;
   }
 
-  /** Stays on the run's branch, one commit per story; ends the run. Returns a notice, if any. */
-  async keep(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<string | null> {
+  /**
+   * Stays on the run's branch, one commit per story. Ends the run when it is complete or
+   * `final`; an incomplete run stays resumable (records.ts, `recordChoice`). Returns a notice,
+   * if any (where the user's staged versions are).
+   */
+  async keep(
+    opts: CallOptions & { outcome?: RunOutcome; final?: boolean } = {},
+  ): Promise<string | null> {
     this.refuseIfFinished();
     // No step marker: keeping is one state write once the tree is known to be at the checkpoint.
     await this.ensureAtCheckpoint(opts);
     await forgetUserBytes(this.runGit(opts));
-    await this.finish('keep', opts.outcome);
+    await this.finish('keep', opts.outcome, opts.final ?? false);
     return stagedKeptNotice(this.runGit(opts));
   }
 
@@ -324,14 +330,14 @@ export class CheckpointRun extends RecordedRun {
     );
   }
 
-  private async finish(choice: CompletionChoice, outcome: RunOutcome | undefined): Promise<void> {
-    await this.update((draft) => {
-      draft.status = 'finished';
-      draft.choice = choice;
-      draft.outcome = outcome ?? draft.outcome ?? 'stopped';
-      draft.step = null;
-      draft.pid = null;
-    });
+  private async finish(
+    choice: CompletionChoice,
+    outcome: RunOutcome | undefined,
+    final = true,
+  ): Promise<void> {
+    await this.update((draft) =>
+      recordChoice(draft, choice, outcome ?? draft.outcome ?? 'stopped', final),
+    );
   }
 
   private runGit(opts: CallOptions): RunGit {

@@ -13,4 +13,5 @@ export { openRun } from './open.js';
 export type { HeadPosition, RepoLocation } from '../git/repo.js';
 export { startRun } from './start.js';
 export type { StartOptions } from './start.js';
+export type { ForcedSave } from './forced-save.js';
 export type { GitOperation, StatusEntry } from '../git/status.js';

@@ -57,11 +57,16 @@ export class RecordedRun {
     return storyProgress(this.current, storyId);
   }
 
-  /** The loop runs in process `pid` (again, after a crash): the dead run's agent is forgotten. */
+  /**
+   * The loop runs in process `pid` (again, after a crash): the dead run's agent is forgotten,
+   * and so is how an earlier loop ended (a kept incomplete run is running again).
+   */
   async claim(pid: number): Promise<void> {
     await this.update((draft) => {
       draft.pid = pid;
       draft.agentPgid = null;
+      draft.outcome = null;
+      draft.choice = null;
     });
   }
 

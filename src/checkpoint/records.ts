@@ -1,4 +1,4 @@
-import type { AttemptFailure } from '../core/events.js';
+import type { AttemptFailure, CompletionChoice, RunOutcome } from '../core/events.js';
 import { newStoryProgress } from './state.js';
 import type { AttemptFigures, RunState, StoryProgress } from './state.js';
 
@@ -76,4 +76,30 @@ function endAttempt(draft: RunState, figures: AttemptFigures): void {
   draft.agentIdentity = null;
   draft.currentStory = null;
   draft.currentAttempt = null;
+}
+
+/**
+ * The run ends with a completion choice. Cleanup, and keep of a complete run, end it for
+ * good. Keep of a run whose stories are not all done (stopped, out of retries) only puts the
+ * tree at the checkpoint: the run stays recorded (`status: active`, `choice: keep`, no pid) so
+ * that `resume` carries on from there and `finish` can still clean up; `final` (what
+ * `finish --keep` asks) ends it anyway.
+ */
+export function recordChoice(
+  draft: RunState,
+  choice: CompletionChoice,
+  outcome: RunOutcome,
+  final: boolean,
+): void {
+  const ends = choice === 'cleanup' || outcome === 'complete' || final;
+  draft.status = ends ? 'finished' : 'active';
+  draft.choice = choice;
+  draft.outcome = outcome;
+  draft.step = null;
+  draft.pid = null;
+}
+
+/** A kept run whose stories are not all done: `resume` or `finish` are its way on. */
+export function isKeptIncomplete(state: RunState): boolean {
+  return state.status === 'active' && state.choice === 'keep';
 }

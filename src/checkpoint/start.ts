@@ -3,6 +3,8 @@ import { rm } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
 import { ralphBranch } from './paths.js';
 import { readRunState, writeRunState } from './state.js';
+import { isKeptIncomplete } from './records.js';
+import { saveBeforeForce, type ForcedSave } from './forced-save.js';
 import type { OriginalBranch, RunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
 import type { RunLocation } from './types.js';
@@ -18,6 +20,8 @@ import { protectUserFiles } from './user-files.js';
 export interface StartOptions extends RunLocation {
   /** Reset an existing `ralph/<change>` branch that no active run owns. */
   force?: boolean | undefined;
+  /** Told what `force` saved (the old tip and attempt refs) before the branch is reset. */
+  onForced?: ((saved: ForcedSave) => void) | undefined;
   /** Stops the start sequence only; the returned run does not keep it. */
   signal?: AbortSignal;
 }
@@ -35,6 +39,11 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
   const operation = await operationInProgress(repo.gitDir);
   if (operation) throw operationRefusal(operation);
   const recorded = await readRunState(paths.state);
+  if (recorded && isKeptIncomplete(recorded)) {
+    throw new UsageError(
+      `a run of ${change} was kept incomplete (${recorded.outcome ?? 'stopped'}) on ${branch}: continue it with \`ralphtool resume ${change}\` or end it with \`ralphtool finish ${change} --cleanup|--keep\``,
+    );
+  }
   if (recorded?.status === 'active') {
     throw new UsageError(
       `a run of ${change} is recorded and not finished: continue it with \`ralphtool resume ${change}\` or end it with \`ralphtool finish ${change} --cleanup|--keep\``,
@@ -46,7 +55,8 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
       `HEAD is on ${branch}, the branch a run works on: switch to your own branch first (\`git switch <branch>\`)`,
     );
   }
-  if ((await branchSha(ctx, branch)) !== null) {
+  const oldTip = await branchSha(ctx, branch);
+  if (oldTip !== null) {
     if (!opts.force) {
       throw new UsageError(
         `branch ${branch} already exists but no run of ${change} is active: delete it with \`git branch -D ${branch}\` or pass --force to reset it`,
@@ -63,6 +73,7 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
   // Refuses what no snapshot can hold exactly and saves the exact bytes and the staged
   // versions, all before the first write: a refusal leaves the repository untouched.
   await protectUserFiles({ change, ctx, repo, paths }, head);
+  if (oldTip !== null) opts.onForced?.(await saveBeforeForce(ctx, change, oldTip));
 
   const state = initialRunState(change, branch, head, { root: repo.root, gitDir: repo.gitDir });
   await writeRunState(paths.state, state);

@@ -16,6 +16,8 @@ const io: CommandIO = {
 };
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  // `run` and `resume` stop their loop cleanly instead (cli/closed-output.ts).
+  if (process.stdout.listenerCount('error') > 1) return;
   // `ralphtool list | head` closes the pipe early: not an error worth a trace.
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   if (terminalGone(error)) return;

@@ -64,7 +64,10 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       .description('run the loop on a change')
       .argument('<change>', 'change name')
       .addOption(
-        new Option('--force', 'reuse an existing ralph/<change> branch that has no record'),
+        new Option(
+          '--force',
+          'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
+        ),
       ),
   ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');

@@ -4,6 +4,7 @@ import { RalphError } from '../core/errors.js';
 import type { CompletionChoice, RunEvent } from '../core/events.js';
 import { changedFilesSince } from '../git/changed-files.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
+import { finishRecordedRun, recordedRunMarks } from '../run/finish-run.js';
 import { launchRun } from '../run/launch.js';
 import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
@@ -38,7 +39,21 @@ export function createUiController(
       idleTimeoutMs: options.idleTimeoutMs,
       verify: options.verify,
     },
-    startRun(change, onEvent) {
+    recordedRuns: async () => recordedRunMarks(cwd, options.commandTimeoutMs, env),
+    finishRun: async (change, choice) => {
+      // The UI shows one line: the notes on the way (an attempt saved, say) lead it.
+      const notes: string[] = [];
+      const done = await finishRecordedRun({
+        cwd,
+        change,
+        choice,
+        timeoutMs: options.commandTimeoutMs,
+        env,
+        notice: (note) => notes.push(note),
+      });
+      return [...notes, done.message].join(' · ');
+    },
+    startRun(change, onEvent, mode = 'start') {
       const stop = new AbortController();
       let answer: ((choice: CompletionChoice) => void) | null = null;
       let pending: CompletionChoice | null = null;
@@ -48,7 +63,7 @@ export function createUiController(
           cwd,
           change,
           options: { ...options, onComplete: 'ask', json: false },
-          mode: 'start',
+          mode,
           env,
         },
         {

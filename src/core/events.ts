@@ -133,6 +133,14 @@ export type RunEvent =
   | { type: 'error'; message: string; fatal: boolean }
   | { type: 'run.awaiting-choice'; outcome: RunOutcome; options: CompletionChoice[] }
   | {
+      /** `run --force` saved the old branch tip and attempt refs before resetting the branch. */
+      type: 'run.forced';
+      branch: string;
+      oldSha: string;
+      savedRef: string;
+      attemptRefs: number;
+    }
+  | {
       type: 'run.finished';
       outcome: RunOutcome;
       choice: CompletionChoice | null;

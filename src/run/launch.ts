@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { createBackend } from '../agents/index.js';
-import { assertAgentAvailable } from '../agents/preflight.js';
+import { assertRunPreflight } from '../agents/preflight.js';
 import type { Change } from '../core/change.js';
 import { countStories } from '../core/change.js';
 import { UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { openRun, startRun, type CheckpointRun } from '../checkpoint/index.js';
+import { ralphBranch } from '../checkpoint/paths.js';
 import { changePaths, readChange } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
 import { ensureLearningsFile } from './learnings.js';
@@ -54,7 +55,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   const agentCommand = options.agentCommand ?? undefined;
   const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
   // A relative agent program is where the user typed it from (-C or the current directory).
-  assertAgentAvailable(agent, req.env, req.cwd);
+  assertRunPreflight({ ...agent, verify: options.verify }, req.env, req.cwd);
   const backend = createBackend(
     { ...agent, ...(options.model ? { model: options.model } : {}), baseDir: req.cwd },
     req.env,
@@ -71,6 +72,14 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
             timeoutMs: options.commandTimeoutMs,
             baseEnv: req.env,
             force: options.force,
+            onForced: (saved) =>
+              hooks.emit({
+                type: 'run.forced',
+                branch: ralphBranch(req.change),
+                oldSha: saved.oldSha,
+                savedRef: saved.branchRef,
+                attemptRefs: saved.attemptRefs,
+              }),
           })
         : await reopen(specRoot, req.change, options, req.env, hooks.notice);
     hooks.onRun?.(run);

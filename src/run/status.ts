@@ -8,6 +8,8 @@ import { parseTasks } from '../openspec/tasks.js';
 import { readLock } from './lock.js';
 import { runPaths, runsRoot } from '../checkpoint/paths.js';
 import { readRunState, unreadableWayOut, type RunState } from '../checkpoint/state.js';
+import { isKeptIncomplete } from '../checkpoint/records.js';
+import { keptIncompleteNext } from '../core/run-mark.js';
 import { messageOf } from '../core/error-details.js';
 import { runPlace } from './status-ways-out.js';
 
@@ -127,6 +129,7 @@ function nextCommand(
     case 'running':
       return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
     case 'interrupted':
+      if (isKeptIncomplete(state)) return keptIncompleteNext(change);
       if (state.step?.op === 'cleanup') {
         return `a cleanup is under way: \`${rt} finish ${change} --cleanup\` completes it`;
       }

@@ -17,6 +17,7 @@ import {
   type UiState,
 } from './state/app-state.js';
 import { toUiKeys } from './state/key-names.js';
+import { finishEnded, marksLoaded } from './state/recorded-runs.js';
 import type { KeyContext } from './state/keys.js';
 import { pressKey, replayTypeAhead } from './state/type-ahead.js';
 import { DEFAULT_MAX_TRANSCRIPT_LINES } from './state/transcript.js';
@@ -107,6 +108,21 @@ export function App({
           (error: unknown) =>
             loaded((s) => changesLoaded(s, { status: 'error', message: messageOf(error) })),
         );
+        // The marks are extra: a record that cannot be read marks nothing (status says why).
+        controller.recordedRuns().then(
+          (marks) => update((s) => marksLoaded(s, marks)),
+          () => undefined,
+        );
+        return;
+      case 'resume-run':
+        startRun(effect.change, 'resume');
+        return;
+      case 'finish-run':
+        controller.finishRun(effect.change, effect.choice).then(
+          (message) => transition((s) => finishEnded(s, { message, ok: true })),
+          (error: unknown) =>
+            transition((s) => finishEnded(s, { message: messageOf(error), ok: false })),
+        );
         return;
       case 'open-change':
         controller.readChange(effect.name).then(
@@ -159,13 +175,17 @@ export function App({
     }
   };
 
-  function startRun(change: string): void {
+  function startRun(change: string, mode: 'start' | 'resume' = 'start'): void {
     const runId = ++runIdRef.current;
     const current = (): boolean => runIdRef.current === runId;
     try {
-      const handle = controller.startRun(change, (event) => {
-        if (current()) events.push(event);
-      });
+      const handle = controller.startRun(
+        change,
+        (event) => {
+          if (current()) events.push(event);
+        },
+        mode,
+      );
       handleRef.current = handle;
       handle.done.then(
         (result) => {

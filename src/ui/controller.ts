@@ -1,5 +1,6 @@
 import type { Change, ChangeSummary } from '../core/change.js';
 import type { CompletionChoice, TimedRunEvent } from '../core/events.js';
+import type { RunMark } from '../core/run-mark.js';
 
 /**
  * The UI's only way out: everything it shows comes through here and the only
@@ -10,8 +11,22 @@ export interface UiController {
   readChange(name: string): Promise<Change>;
   /** The options runs started from the UI will use; shown before running. */
   readonly runOptions: UiRunOptions;
-  /** Starts the loop on a change; events arrive through `onEvent` in order. */
-  startRun(change: string, onEvent: (event: TimedRunEvent) => void): RunHandle;
+  /**
+   * Starts the loop on a change (`resume`: continues its recorded run, as `ralphtool resume`);
+   * events arrive through `onEvent` in order.
+   */
+  startRun(
+    change: string,
+    onEvent: (event: TimedRunEvent) => void,
+    mode?: 'start' | 'resume',
+  ): RunHandle;
+  /** Changes whose run is recorded and not finished, with how it waits (core/run-mark.ts). */
+  recordedRuns(): Promise<Record<string, RunMark>>;
+  /**
+   * Ends a recorded run that is not active, as `ralphtool finish <change> --cleanup|--keep`;
+   * resolves with what was done, in one line.
+   */
+  finishRun(change: string, choice: CompletionChoice): Promise<string>;
   /** Files changed against the original branch after a run, untracked (new) files included. */
   changedFiles(run: FinishedRun): Promise<ChangedFile[]>;
 }

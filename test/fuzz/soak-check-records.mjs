@@ -54,7 +54,9 @@ export function checkState(world, run, read, tip, add) {
     if (got !== want)
       add(`state.json ${what} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
   };
-  expect('status', state.status, 'finished');
+  // A run kept with stories left stays resumable (docs/contract.md, "Keep").
+  const keptIncomplete = run.onComplete === 'keep' && read.finished?.outcome !== 'complete';
+  expect('status', state.status, keptIncomplete ? 'active' : 'finished');
   expect('choice', state.choice, run.onComplete);
   expect('outcome', state.outcome, read.finished?.outcome ?? null);
   expect('step', state.step, null);

@@ -79,7 +79,7 @@ describe('the loop: a story that uses up its retries', () => {
       `refs/ralphtool/${CHANGE}/attempts/2-1`,
       `refs/ralphtool/${CHANGE}/attempts/2-2`,
     ]);
-    expect(f.state()).toMatchObject({ status: 'finished', outcome: 'max-retries', choice: 'keep' });
+    expect(f.state()).toMatchObject({ status: 'active', outcome: 'max-retries', choice: 'keep' });
   });
 
   it('applies cleanup too: back on main with the accepted work uncommitted', async () => {

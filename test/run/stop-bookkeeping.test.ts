@@ -93,7 +93,7 @@ describe('the loop: stopped by the user', () => {
     expect(f.status()).toEqual([]);
     expect(f.exists('src/partial.txt')).toBe(false);
     expect(f.git('show', `${REF}/2-1:src/partial.txt`)).toBe('half-way\n');
-    expect(f.state()).toMatchObject({ status: 'finished', outcome: 'stopped', choice: 'keep' });
+    expect(f.state()).toMatchObject({ status: 'active', outcome: 'stopped', choice: 'keep' });
   });
 
   it('left unanswered, keeps the run recorded at its last checkpoint for finish or resume (exit 130)', async () => {

@@ -177,7 +177,7 @@ describe('an attempt stopped by the user', () => {
 
     const state = f.state();
     expect(state).toMatchObject({
-      status: 'finished',
+      status: 'active',
       outcome: 'stopped',
       choice: 'keep',
       currentStory: null,

@@ -2,8 +2,8 @@ import { rm } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { openRun } from '../../checkpoint/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
-import { repairNotice } from '../../run/repair-notice.js';
-import { assertResumable, killOrphanedAgent, lockSession } from '../../run/session.js';
+import { finishRecordedRun } from '../../run/finish-run.js';
+import { lockSession } from '../../run/session.js';
 import type { CommandIO } from '../io.js';
 import { parsePositiveDuration } from '../options.js';
 import { assertDirectory } from './cwd.js';
@@ -34,65 +34,54 @@ export async function finishCommand(
       ? DEFAULT_RUN_OPTIONS.commandTimeoutMs
       : parsePositiveDuration(opts.flags.commandTimeout, '--command-timeout');
   assertDirectory(opts.cwd);
-  const locks = await lockSession(opts.cwd, opts.change, timeoutMs, io.env);
-  try {
-    for (const warning of locks.warnings) io.stderr.write(`ralphtool: warning: ${warning}\n`);
-    const retry = `finish ${opts.change}${cleanup ? ' --cleanup' : ''}${keep ? ' --keep' : ''}${prune ? ' --prune' : ''}`;
-    const run = await openRun({
+  const retry = `finish ${opts.change}${cleanup ? ' --cleanup' : ''}${keep ? ' --keep' : ''}${prune ? ' --prune' : ''}`;
+  let written: string[] = [];
+  if (!pruneOnly) {
+    const done = await finishRecordedRun({
       cwd: opts.cwd,
       change: opts.change,
+      choice: cleanup ? 'cleanup' : 'keep',
       timeoutMs,
-      baseEnv: io.env,
+      env: io.env,
       retry,
+      notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
     });
-    if (pruneOnly && run.state.status !== 'finished') {
+    io.stderr.write(`ralphtool: ${done.message}\n`);
+    written = done.written;
+  }
+  if (prune) await pruneRun(io, { cwd: opts.cwd, change: opts.change, timeoutMs, retry }, written);
+  return 0;
+}
+
+/**
+ * `--prune`: deletes a finished run's attempt refs and its run folder, except the refs in
+ * `keep` (what the finish just before saved from the work tree), which it names.
+ */
+async function pruneRun(
+  io: CommandIO,
+  at: { cwd: string; change: string; timeoutMs: number; retry: string },
+  keep: readonly string[],
+): Promise<void> {
+  const { cwd, change, timeoutMs, retry } = at;
+  const locks = await lockSession(cwd, change, timeoutMs, io.env);
+  try {
+    for (const warning of locks.warnings) io.stderr.write(`ralphtool: warning: ${warning}\n`);
+    const run = await openRun({ cwd, change, timeoutMs, baseEnv: io.env, retry });
+    if (run.state.status !== 'finished') {
       throw new UsageError(
-        `the run of ${opts.change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,
+        `the run of ${change} is not finished: end it with --cleanup or --keep (add --prune to delete its refs)`,
       );
     }
-    // Refs this finish writes hold what it found in the work tree (the user's edits too):
-    // --prune must not delete them a moment later.
-    const tipsBefore = prune ? await run.attemptRefTips() : new Map<string, string>();
-    if (!pruneOnly) {
-      assertResumable(run.state, 'finish');
-      if (killOrphanedAgent(run.state)) {
-        io.stderr.write('ralphtool: stopped the agent the interrupted run left running\n');
-      }
-      // A start that stopped before its first commit is undone by the cleanup, not completed.
-      const undoingStart = cleanup && run.state.step?.op === 'start';
-      if (run.state.step?.op !== 'cleanup' && !undoingStart) {
-        // Put back first (cleanup and keep would do it silently), to say what was found.
-        const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
-        if (repaired !== null) io.stderr.write(`ralphtool: ${repaired}\n`);
-      }
-      const outcome = run.state.outcome ?? 'stopped';
-      const notice = cleanup ? await run.cleanup({ outcome }) : await run.keep({ outcome });
-      if (notice !== null) io.stderr.write(`ralphtool: ${notice}\n`);
-      io.stderr.write(
-        cleanup
-          ? `ralphtool: cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes\n`
-          : `ralphtool: kept: ${run.branch} has one commit per story (original branch: ${run.originalLabel})\n`,
-      );
-    }
-    if (prune) {
-      const kept = writtenSince(tipsBefore, await run.attemptRefTips());
-      const count = await run.pruneAttemptRefs({}, kept);
-      await locks.release();
-      await rm(run.paths.dir, { recursive: true, force: true });
-      io.stderr.write(`ralphtool: pruned ${count} attempt ref(s) and the run folder\n`);
-      for (const ref of kept) io.stderr.write(`ralphtool: ${keptNotice(ref)}\n`);
-    }
-    return 0;
+    const count = await run.pruneAttemptRefs({}, keep);
+    await locks.release();
+    await rm(run.paths.dir, { recursive: true, force: true });
+    io.stderr.write(`ralphtool: pruned ${count} attempt ref(s) and the run folder\n`);
+    for (const ref of keep) io.stderr.write(`ralphtool: ${keptNotice(ref)}\n`);
   } finally {
     await locks.release();
     // A refusal (no run recorded) leaves no folder behind.
     await locks.forgetIfUnused();
   }
-}
-
-/** The refs that are new or moved since `before`: what this command saved. */
-function writtenSince(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>) {
-  return [...after].filter(([ref, sha]) => before.get(ref) !== sha).map(([ref]) => ref);
 }
 
 function keptNotice(ref: string): string {

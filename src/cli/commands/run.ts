@@ -4,6 +4,7 @@ import { launchRun, type RunMode } from '../../run/launch.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
 import { gateAgentChatter } from '../../run/output-gate.js';
 import { askCompletionChoice } from '../completion-prompt.js';
+import { stopWhenOutputCloses } from '../closed-output.js';
 import type { CommandIO } from '../io.js';
 import { ProgressPrinter } from '../render/progress.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
@@ -22,12 +23,18 @@ export async function runCommand(
   const options = toRunOptions(opts.flags, interactive);
   assertDirectory(opts.cwd);
 
-  const printer = new ProgressPrinter((text) => io.stdout.write(text), io.style);
+  const stop = new AbortController();
+  const output = stopWhenOutputCloses(
+    io.stdout,
+    stop,
+    (m) => io.stderr.write(m),
+    `ralphtool resume ${opts.change}`,
+  );
+  const printer = new ProgressPrinter(output.write, io.style);
   const emit = gateAgentChatter(io.stdout, (event: RunEvent): void => {
-    if (options.json) io.stdout.write(toNdjsonLine(timed(event)));
+    if (options.json) output.write(toNdjsonLine(timed(event)));
     else printer.handle(event);
   });
-  const stop = new AbortController();
   // Signal handlers and the completion prompt's Ctrl-C cannot throw into this command: they
   // reject `quitting`, which the run is raced against, and the CLI exits on its QuitNow.
   let quitNow: (code: number) => void = () => undefined;
@@ -79,5 +86,6 @@ export async function runCommand(
     throw error;
   } finally {
     removeSignals();
+    output.remove();
   }
 }

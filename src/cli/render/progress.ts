@@ -99,6 +99,8 @@ export class ProgressPrinter {
         return [s.red(`${event.fatal ? 'error' : 'warning'}: ${clean(event.message)}`)];
       case 'run.awaiting-choice':
         return [];
+      case 'run.forced':
+        return [s.dim(forcedLine(event))];
       case 'run.finished':
         return this.finishedLines(event);
     }
@@ -130,11 +132,13 @@ export class ProgressPrinter {
     const where =
       event.choice === 'cleanup'
         ? `cleanup: back on ${event.originalBranch}, the work is left as uncommitted changes`
-        : event.choice === 'keep'
-          ? `keep: on ${event.branch}, one commit per story (original branch: ${event.originalBranch})`
-          : event.outcome === 'error'
-            ? `the run stays on ${event.branch} at its last checkpoint: fix the cause, then \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
-            : `no choice was made: the run stays on ${event.branch} at its last checkpoint; end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``;
+        : event.choice === 'keep' && event.outcome !== 'complete'
+          ? `keep: on ${event.branch}, one commit per story; the run stays resumable: \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
+          : event.choice === 'keep'
+            ? `keep: on ${event.branch}, one commit per story (original branch: ${event.originalBranch})`
+            : event.outcome === 'error'
+              ? `the run stays on ${event.branch} at its last checkpoint: fix the cause, then \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
+              : `no choice was made: the run stays on ${event.branch} at its last checkpoint; end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``;
     const verdict: Record<typeof event.outcome, string> = {
       complete: s.green('all stories complete'),
       'max-retries': s.red('stopped: a story used up its retries'),
@@ -149,6 +153,11 @@ export class ProgressPrinter {
       where,
     ];
   }
+}
+
+/** What `--force` saved, so the old branch can be found again. */
+export function forcedLine(event: Extract<RunEvent, { type: 'run.forced' }>): string {
+  return `--force: the old ${event.branch} (${event.oldSha.slice(0, 8)}) is saved as ${event.savedRef}${event.attemptRefs > 0 ? `, its ${event.attemptRefs} attempt ref(s) next to it` : ''}`;
 }
 
 /** A line under its story: indented, on one line, made safe, at most MAX_LINE columns in all. */

@@ -8,6 +8,7 @@ import { emptyList, type ListState } from './list.js';
 import { applyEvents, initialLoopView, type LoopView } from './loop-view.js';
 import { noPresses, type QuitPresses } from './quit-presses.js';
 import type { LineAnchor } from './line-anchor.js';
+import type { RecordedRuns } from './recorded-runs.js';
 
 /**
  * The whole UI as data: which screen is shown, what each screen has loaded, and
@@ -74,12 +75,16 @@ export interface UiState {
   /** Keys pressed while the screen was still loading, applied once it has (type-ahead.ts). */
   typeAhead: readonly UiKey[];
   maxTranscriptLines: number;
+  /** Unfinished runs recorded in the repository, marked on the change list (recorded-runs.ts). */
+  recorded: RecordedRuns;
 }
 
 export type Effect =
   | { type: 'load-changes' }
   | { type: 'open-change'; name: string }
   | { type: 'start-run'; change: string }
+  | { type: 'resume-run'; change: string }
+  | { type: 'finish-run'; change: string; choice: CompletionChoice }
   | { type: 'stop' }
   | { type: 'force-quit' }
   | { type: 'choose'; choice: CompletionChoice }
@@ -103,6 +108,7 @@ export function initialState(maxTranscriptLines: number): Transition {
       lastExitCode: null,
       typeAhead: [],
       maxTranscriptLines,
+      recorded: { marks: {}, confirming: null, notice: null },
     },
     effects: [{ type: 'load-changes' }],
   };

@@ -14,7 +14,9 @@ export type UiKey =
   | 'escape'
   | 'q'
   | 'ctrl-c'
-  | 'r';
+  | 'r'
+  | 'c'
+  | 'k';
 
 /** The subset of Ink's key flags this needs. */
 export interface InkKey {
@@ -78,6 +80,12 @@ function characterKey(input: string): UiKey | null {
     case 'r':
     case 'R':
       return 'r';
+    case 'c':
+    case 'C':
+      return 'c';
+    case 'k':
+    case 'K':
+      return 'k';
     case '\x03':
       return 'ctrl-c';
     default:

@@ -1,5 +1,6 @@
 import { plural } from '../../format/units.js';
 import { moveSelection } from './list.js';
+import { recordedRunKey, withoutConfirming } from './recorded-runs.js';
 import { pressesLeft, pressQuit } from './quit-presses.js';
 import type { UiKey } from './key-names.js';
 import { anchorFromTop, topFromAnchor, type RowMap } from './line-anchor.js';
@@ -30,7 +31,7 @@ const STOPPED_BY_USER = 130;
 export function handleKey(state: UiState, key: UiKey, ctx: KeyContext): Transition {
   switch (state.screen) {
     case 'changes':
-      return onChanges(state, key, ctx);
+      return recordedRunKey(state, key) ?? onChanges(withoutConfirming(state), key, ctx);
     case 'preview':
       return onPreview(state, key, ctx);
     case 'loop':

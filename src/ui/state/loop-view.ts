@@ -232,6 +232,9 @@ function applyEvent(
     }
     case 'run.awaiting-choice':
       return { ...next, awaiting: { outcome: event.outcome, at } };
+    case 'run.forced':
+      // Said on stderr and in the NDJSON stream; the run's own view has nothing to show.
+      return next;
     case 'run.finished':
       return {
         ...next,

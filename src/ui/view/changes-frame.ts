@@ -2,6 +2,7 @@ import { formatDuration, progressBar, relativeTime } from '../../format/units.js
 import type { UiRunOptions } from '../controller.js';
 import { keepInView } from '../state/list.js';
 import type { UiState } from '../state/app-state.js';
+import { MARK_LABELS, recordedRunHint } from '../state/recorded-runs.js';
 import { fit, oneLine, wrap } from '../../format/text.js';
 import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
 
@@ -15,7 +16,11 @@ export function changesFrame(state: UiState, size: Size, now: number): Frame {
       { text: ' · changes in this repository', tone: 'dim' },
     ],
   ];
-  const footer: Row[] = [row('↑/↓ choose · Enter open · q quit', 'dim')];
+  const runHint = recordedRunHint(state);
+  const footer: Row[] = [
+    ...(state.recorded.notice ? [row(state.recorded.notice.text, state.recorded.notice.tone)] : []),
+    row(`↑/↓ choose · Enter open${runHint === null ? '' : ` · ${runHint}`} · q quit`, 'dim'),
+  ];
   const changes = state.changes;
   if (changes.status !== 'ready' || changes.value.length === 0) {
     const body =
@@ -40,7 +45,9 @@ export function changesFrame(state: UiState, size: Size, now: number): Frame {
   const list = state.changesList;
   const body = changes.value.map((c, i): Row => {
     const selected = i === list.selected;
-    const text = `${selected ? '› ' : '  '}${fit(oneLine(c.name), nameWidth)}  ${fit(
+    const mark = state.recorded.marks[c.name];
+    const name = mark === undefined ? oneLine(c.name) : `${oneLine(c.name)} [${MARK_LABELS[mark]}]`;
+    const text = `${selected ? '› ' : '  '}${fit(name, nameWidth)}  ${fit(
       `${progressBar(c.stories.done, c.stories.total, 8)} ${c.stories.done}/${c.stories.total}`,
       14,
     )}  ${fit(`${c.tasks.done}/${c.tasks.total}`, 9)}  ${fit(relativeTime(c.lastModified, new Date(now)), 9)}`;

@@ -2,6 +2,7 @@ import { knownCost } from '../../core/run-summary.js';
 import { formatCost, formatDuration, plural } from '../../format/units.js';
 import { countTasks } from '../../core/change.js';
 import type { FileStatus } from '../controller.js';
+import type { CompletionChoice, RunOutcome } from '../../core/events.js';
 import type { WatchedRun } from '../state/app-state.js';
 import { elapsedMs, storiesDone, storyStatus } from '../state/loop-status.js';
 import { clampTop } from '../state/scroll.js';
@@ -32,6 +33,9 @@ export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
         ? `Kept: you are on ${branch} with one commit per story.`
         : 'No completion option was applied.';
   header.push(row(where, 'good'));
+  for (const line of continueHint(oneLine(run.change), finished)) {
+    for (const part of wrap(line, size.columns, '    ')) header.push(row(part, 'warn'));
+  }
 
   const body: Row[] = [];
   const tasks =
@@ -94,4 +98,32 @@ export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
     footer,
     moreBelowHint: true,
   };
+}
+
+/**
+ * How to go on with a run that is not over, with the exact commands (each on a row of its own,
+ * so that a narrow terminal never splits one): a run that stopped on an error (or without a
+ * completion choice) stays at its last checkpoint, one kept with stories left stays
+ * resumable. Empty when the run is over.
+ */
+export function continueHint(
+  change: string,
+  finished: { outcome: RunOutcome; choice: CompletionChoice | null } | null,
+): string[] {
+  if (finished === null) return [];
+  const commands = [
+    `  continue: ralphtool resume ${change}   (r on the change list)`,
+    `  end it:   ralphtool finish ${change} --cleanup|--keep`,
+  ];
+  if (finished.outcome === 'error') {
+    return [
+      'The run stopped on an error and stays at its last checkpoint; fix the cause (see Errors), then',
+      ...commands,
+    ];
+  }
+  if (finished.choice === null) return ['The run stays at its last checkpoint:', ...commands];
+  if (finished.choice === 'keep' && finished.outcome !== 'complete') {
+    return ['Kept incomplete: the run can go on.', ...commands];
+  }
+  return [];
 }

@@ -1,5 +1,6 @@
 import type { Change, ChangeSummary } from '../../../src/core/change.js';
 import type { CompletionChoice, TimedRunEvent } from '../../../src/core/events.js';
+import type { RunMark } from '../../../src/core/run-mark.js';
 import type {
   ChangedFile,
   FinishedRun,
@@ -11,6 +12,8 @@ import type {
 /** One run started through the fake: the test plays the loop's part. */
 export class FakeRun {
   readonly calls: string[] = [];
+  /** How the UI started it: a new run, or `resume` of a recorded one. */
+  mode: 'start' | 'resume' = 'start';
   private settle: (result: { exitCode: number }) => void = () => undefined;
   private fail: (error: Error) => void = () => undefined;
   readonly handle: RunHandle;
@@ -77,10 +80,31 @@ export class FakeController implements UiController {
     return found ? Promise.resolve(found) : Promise.reject(new Error(`no change named ${name}`));
   }
 
-  startRun(change: string, onEvent: (event: TimedRunEvent) => void): RunHandle {
+  startRun(
+    change: string,
+    onEvent: (event: TimedRunEvent) => void,
+    mode: 'start' | 'resume' = 'start',
+  ): RunHandle {
     const run = new FakeRun(change, onEvent);
+    run.mode = mode;
     this.runs.push(run);
     return run.handle;
+  }
+
+  /** Marks of recorded runs the change list shows; finishes asked for, in order. */
+  marks: Record<string, RunMark> = {};
+  readonly finishes: string[] = [];
+  finishError: string | null = null;
+
+  recordedRuns(): Promise<Record<string, RunMark>> {
+    return Promise.resolve({ ...this.marks });
+  }
+
+  finishRun(change: string, choice: CompletionChoice): Promise<string> {
+    this.finishes.push(`${change}:${choice}`);
+    if (this.finishError !== null) return Promise.reject(new Error(this.finishError));
+    delete this.marks[change];
+    return Promise.resolve(`${choice} of ${change} done`);
   }
 
   changedFiles(run: FinishedRun): Promise<ChangedFile[]> {

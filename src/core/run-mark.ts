@@ -1,0 +1,29 @@
+import type { CompletionChoice, RunOutcome } from './events.js';
+
+/**
+ * How a recorded, unfinished run waits for the user (the change list marks it, `status`
+ * says it): `interrupted` (the loop stopped before it ended: a crash, a quit at once, a fatal
+ * error), `waiting` (the loop ended and no completion choice was made), `kept-incomplete`
+ * (kept with stories left: it can be resumed).
+ */
+export type RunMark = 'interrupted' | 'waiting' | 'kept-incomplete';
+
+/** The fields of a recorded run that decide its mark. */
+export interface MarkedRunRecord {
+  status: 'active' | 'finished';
+  outcome: RunOutcome | null;
+  choice: CompletionChoice | null;
+}
+
+/** The run's mark; null for a finished run (nothing to continue). */
+export function runMark(run: MarkedRunRecord): RunMark | null {
+  if (run.status === 'finished') return null;
+  if (run.choice === 'keep') return 'kept-incomplete';
+  if (run.outcome !== null && run.outcome !== 'error') return 'waiting';
+  return 'interrupted';
+}
+
+/** The commands that continue or end a kept incomplete run, as `status` prints them. */
+export function keptIncompleteNext(change: string): string {
+  return `kept incomplete: resume with \`ralphtool resume ${change}\` or finish with \`ralphtool finish ${change} --cleanup|--keep\``;
+}

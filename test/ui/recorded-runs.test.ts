@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { runMark } from '../../src/core/run-mark.js';
+import { changesLoaded, initialState, type UiState } from '../../src/ui/state/app-state.js';
+import type { UiKey } from '../../src/ui/state/key-names.js';
+import { handleKey } from '../../src/ui/state/keys.js';
+import { finishEnded, marksLoaded } from '../../src/ui/state/recorded-runs.js';
+import { changesFrame } from '../../src/ui/view/changes-frame.js';
+import type { Frame, Row } from '../../src/ui/view/frame.js';
+import { continueHint } from '../../src/ui/view/result-frame.js';
+import { addAuth, change, story, summaryOf, T0 } from './support/fixtures.js';
+
+const pane = { total: 50, viewport: 10 };
+const press = (state: UiState, key: UiKey) => handleKey(state, key, { now: T0, pane });
+const text = (r: Row): string => r.map((span) => span.text).join('');
+const frameText = (frame: Frame): string =>
+  [...frame.header, ...frame.body, ...frame.footer].map(text).join('\n');
+
+/** The change list with add-auth (kept incomplete) and other-change (no run recorded). */
+function listWithMarks(): UiState {
+  const other = change('other-change', [story('1', 'Only', [false])]);
+  let s = changesLoaded(initialState(2000).state, {
+    status: 'ready',
+    value: [summaryOf(addAuth()), summaryOf(other)],
+  });
+  s = marksLoaded(s, { 'add-auth': 'kept-incomplete' });
+  return s;
+}
+
+describe('runMark: how a recorded run waits', () => {
+  it.each([
+    [{ status: 'active', outcome: null, choice: null }, 'interrupted'],
+    [{ status: 'active', outcome: 'error', choice: null }, 'interrupted'],
+    [{ status: 'active', outcome: 'stopped', choice: null }, 'waiting'],
+    [{ status: 'active', outcome: 'max-retries', choice: null }, 'waiting'],
+    [{ status: 'active', outcome: 'stopped', choice: 'keep' }, 'kept-incomplete'],
+    [{ status: 'active', outcome: 'max-retries', choice: 'keep' }, 'kept-incomplete'],
+    [{ status: 'finished', outcome: 'complete', choice: 'keep' }, null],
+    [{ status: 'finished', outcome: 'stopped', choice: 'cleanup' }, null],
+  ] as const)('%j is %s', (record, mark) => {
+    expect(runMark(record)).toBe(mark);
+  });
+});
+
+describe('the change list: recorded runs', () => {
+  it('marks the change and names r, c/k in the hint bar only when the selected one has a run', () => {
+    const s = listWithMarks();
+    const shown = frameText(changesFrame(s, { columns: 100, rows: 20 }, T0));
+    expect(shown).toContain('add-auth [kept incomplete]');
+    expect(shown).not.toContain('other-change [');
+    expect(shown).toContain('r resume · c/k finish (cleanup/keep)');
+    const other = press(s, 'down').state;
+    expect(frameText(changesFrame(other, { columns: 100, rows: 20 }, T0))).not.toContain(
+      'r resume',
+    );
+    for (const mark of ['interrupted', 'waiting'] as const) {
+      const marked = marksLoaded(s, { 'add-auth': mark });
+      expect(frameText(changesFrame(marked, { columns: 100, rows: 20 }, T0))).toContain(
+        `add-auth [${mark}]`,
+      );
+    }
+  });
+
+  it('r resumes the selected run on the Loop screen', () => {
+    const t = press(listWithMarks(), 'r');
+    expect(t.state.screen).toBe('loop');
+    expect(t.state.run?.change).toBe('add-auth');
+    expect(t.effects).toEqual([{ type: 'resume-run', change: 'add-auth' }]);
+  });
+
+  it('r, c and k do nothing on a change without a recorded run', () => {
+    const other = press(listWithMarks(), 'down').state;
+    for (const key of ['r', 'c', 'k'] as const) {
+      const t = press(other, key);
+      expect(t.effects).toEqual([]);
+      expect(t.state.screen).toBe('changes');
+      expect(t.state.recorded.confirming).toBeNull();
+    }
+  });
+
+  it.each([
+    ['c', 'cleanup'],
+    ['k', 'keep'],
+  ] as const)('%s finishes with %s only when pressed twice; another key cancels', (key, choice) => {
+    const once = press(listWithMarks(), key);
+    expect(once.effects).toEqual([]);
+    expect(once.state.recorded.confirming).toEqual({ change: 'add-auth', choice });
+    const hint = frameText(changesFrame(once.state, { columns: 200, rows: 20 }, T0));
+    expect(hint).toContain(`press ${key} again to finish add-auth with ${choice}`);
+
+    const cancelled = press(once.state, 'down');
+    expect(cancelled.state.recorded.confirming).toBeNull();
+    expect(press(cancelled.state, key).effects).toEqual([]);
+
+    const other = press(once.state, key === 'c' ? 'k' : 'c');
+    expect(other.effects).toEqual([]);
+
+    const twice = press(once.state, key);
+    expect(twice.effects).toEqual([{ type: 'finish-run', change: 'add-auth', choice }]);
+    expect(twice.state.recorded.notice?.text).toContain(`finishing add-auth (${choice})`);
+  });
+
+  it('a finish that ended says so and reloads the list (and its marks)', () => {
+    const ok = finishEnded(listWithMarks(), { message: 'cleanup done: back on main', ok: true });
+    expect(ok.effects).toEqual([{ type: 'load-changes' }]);
+    expect(ok.state.recorded.notice).toEqual({ text: 'cleanup done: back on main', tone: 'good' });
+    const failed = finishEnded(listWithMarks(), {
+      message: 'the original branch\nis gone',
+      ok: false,
+    });
+    expect(failed.state.recorded.notice).toEqual({
+      text: 'the original branch is gone',
+      tone: 'bad',
+    });
+  });
+});
+
+describe('the Result screen: how to continue a run that is not over', () => {
+  it('after a fatal error, names resume and finish exactly', () => {
+    const lines = continueHint('add-auth', { outcome: 'error', choice: null });
+    expect(lines[0]).toContain('stopped on an error');
+    expect(lines).toContain('  continue: ralphtool resume add-auth   (r on the change list)');
+    expect(lines).toContain('  end it:   ralphtool finish add-auth --cleanup|--keep');
+  });
+
+  it('after keep with stories left, or no choice, too; nothing once the run is over', () => {
+    expect(continueHint('add-auth', { outcome: 'stopped', choice: 'keep' })[0]).toContain(
+      'Kept incomplete',
+    );
+    expect(continueHint('add-auth', { outcome: 'max-retries', choice: null })).toHaveLength(3);
+    expect(continueHint('add-auth', { outcome: 'complete', choice: 'keep' })).toEqual([]);
+    expect(continueHint('add-auth', { outcome: 'stopped', choice: 'cleanup' })).toEqual([]);
+    expect(continueHint('add-auth', null)).toEqual([]);
+  });
+});
