@@ -67,6 +67,32 @@ describe('Changes screen', () => {
   });
 });
 
+describe('Changes screen: more than fit', () => {
+  it('says in the footer how many changes lie below and above the window', async () => {
+    // 20 rows: 2 header rows and the footer leave 16 for the list of 40.
+    ui = await renderUi(manyChanges(40), { columns: 60, rows: 20 });
+    const first = await ui.until('› change-00');
+    expect(first).toContain('↓ 24 more below · ↑/↓ choose · Enter open · q quit');
+    expect(first).not.toContain('above');
+    for (let i = 0; i < 16; i += 1) await ui.press(KEY.down);
+    const middle = await ui.until('› change-16');
+    expect(middle).toContain('↑ 1 above · ↓ 23 below · ↑/↓ choose');
+    await ui.press(KEY.up);
+    await ui.until('› change-15');
+    for (let i = 0; i < 16; i += 1) await ui.press(KEY.up);
+    const last = await ui.until('› change-39');
+    expect(last).toContain('↑ 24 more above · ↑/↓ choose');
+    expect(last).not.toContain('below');
+  });
+
+  it('shows no marker when every change fits', async () => {
+    ui = await renderUi(manyChanges(3), { columns: 60, rows: 20 });
+    const frame = await ui.until('› change-00');
+    expect(frame).not.toMatch(/above|below/);
+    expect(frame).toContain('↑/↓ choose · Enter open · q quit');
+  });
+});
+
 describe('Preview screen', () => {
   function longChange() {
     return change(

@@ -47,7 +47,26 @@ export function changesFrame(state: UiState, size: Size, now: number): Frame {
     return row(text, selected ? 'selected' : 'plain');
   });
   const top = keepInView(list.top, list.selected, body.length, height);
-  return { header, body, top, height, footer };
+  return { header, body, top, height, footer: [moreRow(top, height, body.length)] };
+}
+
+/**
+ * The key hint, and how many changes lie above and below the window: the selected row may be
+ * the last one shown, so the count goes in the footer rather than over a row of the list.
+ */
+function moreRow(top: number, height: number, count: number): Row {
+  const above = top;
+  const below = Math.max(0, count - (top + height));
+  // First, so that a narrow terminal cuts off the key hint rather than the count.
+  const more =
+    above > 0 && below > 0
+      ? `↑ ${above} above · ↓ ${below} below · `
+      : above > 0
+        ? `↑ ${above} more above · `
+        : below > 0
+          ? `↓ ${below} more below · `
+          : '';
+  return row(`${more}↑/↓ choose · Enter open · q quit`, 'dim');
 }
 
 function emptyState(): Row[] {
