@@ -120,16 +120,28 @@ describe('Preview screen', () => {
   });
 
   it('says no check is run when --verify was not given (the prompt only suggests some)', () => {
-    const rows = runOptionsRows({
-      agent: 'claude',
-      maxRetries: 3,
-      agentTimeoutMs: 0,
-      idleTimeoutMs: 0,
-      verify: [],
-    });
-    const text = rows.map((r) => r.map((cell) => cell.text).join('')).join('\n');
-    expect(text).toContain('Verify: none given (add --verify "npm test" to check each story)');
-    expect(text).toContain('agent timeout none · idle timeout none');
+    const shown = (suggestedVerify?: string[]): string =>
+      runOptionsRows({
+        agent: 'claude',
+        maxRetries: 3,
+        agentTimeoutMs: 0,
+        idleTimeoutMs: 0,
+        verify: [],
+        ...(suggestedVerify ? { suggestedVerify } : {}),
+      })
+        .map((r) => r.map((cell) => cell.text).join(''))
+        .join('\n');
+    // The hint names the project's own test command, never npm's for a project without npm.
+    expect(shown(['cargo test'])).toContain(
+      'Verify: none given (add --verify "cargo test" to check each story)',
+    );
+    expect(shown(['pnpm test', 'make test'])).toContain('add --verify "pnpm test"');
+    for (const none of [undefined, []]) {
+      const text = shown(none);
+      expect(text).toContain('add --verify "<your test command>" to check each story');
+      expect(text).not.toContain('npm test');
+    }
+    expect(shown([])).toContain('agent timeout none · idle timeout none');
   });
 
   it('wraps the run options on a narrow terminal instead of cutting off the limits', () => {

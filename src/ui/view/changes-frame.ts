@@ -1,5 +1,6 @@
 import { formatDuration, progressBar, relativeTime } from '../../format/units.js';
 import type { UiRunOptions } from '../controller.js';
+import { verifyHint } from '../../core/verify-inference.js';
 import { keepInView } from '../state/list.js';
 import type { UiState } from '../state/app-state.js';
 import { fit, oneLine, wrap } from '../../format/text.js';
@@ -90,7 +91,7 @@ export function runOptionsRows(options: UiRunOptions, width = Infinity): Row[] {
   const run = `Run options: agent ${oneLine(options.agent)}${model} · max retries ${options.maxRetries} · agent timeout ${limit(options.agentTimeoutMs)} · idle timeout ${limit(options.idleTimeoutMs)}`;
   // ralphtool runs only the user's --verify commands; without them it runs none (the prompt
   // merely suggests the project's own tests to the agent).
-  const verify = `Verify: ${options.verify.length === 0 ? 'none given (add --verify "npm test" to check each story)' : options.verify.map((v) => oneLine(v)).join(' ; ')}`;
+  const verify = `Verify: ${options.verify.length === 0 ? `none given (${oneLine(verifyHint(options.suggestedVerify ?? []))})` : options.verify.map((v) => oneLine(v)).join(' ; ')}`;
   return [run, verify].flatMap((text) =>
     wrap(text, width, '  ')
       .slice(0, 2)
