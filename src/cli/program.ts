@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { QuitNow, RalphError, UsageError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 import type { CommandIO } from './io.js';
 import { packageVersion } from './version.js';
 import { addRunOptions, type RawRunFlags } from './run-flags.js';
@@ -129,9 +130,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
   addRunOptions(program).action(async (opts: RawRunFlags, cmd: Command) => {
     const [word] = cmd.args;
     if (word !== undefined) {
-      const known = program.commands.map((c) => c.name()).join(', ');
+      const names = program.commands.map((c) => c.name());
       throw new UsageError(
-        `unknown command "${word}": the commands are ${known} (\`ralphtool --help\` tells more)`,
+        `unknown command "${word}"${didYouMean(word, names)}: the commands are ${names.join(', ')} (\`ralphtool --help\` tells more)`,
       );
     }
     if (io.stdout.isTTY !== true || io.stdin.isTTY !== true) {
