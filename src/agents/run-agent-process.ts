@@ -50,6 +50,7 @@ export async function runAgentProcess(
     transcriptPath: request.transcriptPath,
     ...(request.onSpawn ? { onSpawn: request.onSpawn } : {}),
     onLine: (line, truncated) => launch.translator.push(line, truncated).forEach(deliver),
+    isProgress: launch.translator.isProgress?.bind(launch.translator),
   });
 
   if (result.notFound) throw new RuntimeError(launch.notFoundMessage);

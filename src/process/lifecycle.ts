@@ -27,6 +27,8 @@ export interface ChildSpec extends ChildLimits {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed. Without it stdin is empty. */
   input?: string | Uint8Array | undefined;
+  /** False: stdout does not reset the idle timer by itself; the caller calls `active()`. */
+  stdoutIsActivity?: boolean | undefined;
 }
 
 /** How a child ended, the same for every way of running one. */
@@ -48,6 +50,8 @@ export interface GroupChild {
   readonly stderr: Readable;
   /** Stops the whole group: SIGTERM now, SIGKILL after the grace period. */
   stop(): void;
+  /** Resets the idle timer (output that is progress). */
+  active(): void;
   /** Settles, never rejecting, once the program exited and its output pipes closed. */
   readonly ended: Promise<ChildEnd>;
 }
@@ -109,7 +113,7 @@ export function startChild(command: string, args: readonly string[], spec: Child
   const active = (): void => {
     idleTimer?.refresh();
   };
-  child.stdout.on('data', active);
+  if (spec.stdoutIsActivity !== false) child.stdout.on('data', active);
   child.stderr.on('data', active);
   // A child that exits without reading its input closes the pipe: not our failure.
   child.stdin.on('error', () => undefined);
@@ -147,5 +151,5 @@ export function startChild(command: string, args: readonly string[], spec: Child
     });
   });
 
-  return { pgid, stdout: child.stdout, stderr: child.stderr, stop, ended };
+  return { pgid, stdout: child.stdout, stderr: child.stderr, stop, active, ended };
 }

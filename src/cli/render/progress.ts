@@ -56,6 +56,9 @@ export class ProgressPrinter {
         const first = event.text.split('\n').find((l) => l.trim() !== '') ?? '';
         return first ? [s.dim(detail(`│ ${first}`))] : [];
       }
+      case 'agent.notice':
+        // Why the agent is silent (Claude Code retrying the API): said, never judged.
+        return [s.yellow(detail(`⟳ ${event.text}`))];
       case 'agent.result':
         return [
           s.dim(
