@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { CommandIO } from './io.js';
 import { runProgram } from './program.js';
+import { reachFrom } from './reach.js';
 import { colourEnabled, makeStyle } from '../format/style.js';
 
 // The only place that reads process.argv/env/cwd and exits.
@@ -12,6 +13,7 @@ const io: CommandIO = {
   stdin: process.stdin,
   style: makeStyle(colourEnabled(process.env, process.stdout.isTTY)),
   errStyle: makeStyle(colourEnabled(process.env, process.stderr.isTTY)),
+  reach: reachFrom(process.argv[1], process.env, process.cwd()),
 };
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

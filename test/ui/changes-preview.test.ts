@@ -93,6 +93,24 @@ describe('Changes screen: more than fit', () => {
   });
 });
 
+describe('Changes screen: a note from the caller (the demo)', () => {
+  it('shows the note above the list, wrapped on a narrow terminal, and the list still fits', async () => {
+    const base = manyChanges(40);
+    const note =
+      'Demo: Enter opens add-text-helpers, then r runs it (a scripted agent, no AI); q quits.';
+    const controller = Object.assign(Object.create(base) as FakeController, {
+      runOptions: { ...base.runOptions, note },
+    });
+    ui = await renderUi(controller, { columns: 60, rows: 20 });
+    const frame = await ui.until('› change-00');
+    expect(frame.replace(/\n\s*/g, ' ')).toContain(note);
+    for (const line of frame.split('\n')) expect([...line].length).toBeLessThanOrEqual(60);
+    // Two note rows: 14 list rows are left, so 26 of the 40 changes are below.
+    expect(frame).toContain('↓ 26 more below');
+    expect(frame.split('\n').length).toBeLessThanOrEqual(20);
+  });
+});
+
 describe('Preview screen', () => {
   function longChange() {
     return change(

@@ -1,3 +1,4 @@
+import { ON_PATH, reachable } from '../../core/reach.js';
 import { QuitNow } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { launchRun, type RunMode } from '../../run/launch.js';
@@ -22,7 +23,8 @@ export async function runCommand(
   const options = toRunOptions(opts.flags, interactive);
   assertDirectory(opts.cwd);
 
-  const printer = new ProgressPrinter((text) => io.stdout.write(text), io.style);
+  const reach = io.reach ?? ON_PATH;
+  const printer = new ProgressPrinter((text) => io.stdout.write(text), io.style, reach);
   const emit = gateAgentChatter(io.stdout, (event: RunEvent): void => {
     if (options.json) io.stdout.write(toNdjsonLine(timed(event)));
     else printer.handle(event);
@@ -34,7 +36,11 @@ export async function runCommand(
   const quitting = new Promise<never>((_, reject) => {
     quitNow = (code) => reject(new QuitNow(code));
   });
-  const removeSignals = installStopSignals(stop, (m) => io.stderr.write(m), quitNow);
+  const removeSignals = installStopSignals(
+    stop,
+    (m) => io.stderr.write(reachable(m, reach)),
+    quitNow,
+  );
   let branches = { branch: `ralph/${opts.change}`, original: 'your branch' };
   const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
     if (options.onComplete !== 'ask') return options.onComplete;
@@ -54,7 +60,7 @@ export async function runCommand(
         emit,
         chooseCompletion,
         stop: stop.signal,
-        notice: (message) => io.stderr.write(`ralphtool: ${message}\n`),
+        notice: (message) => io.stderr.write(`ralphtool: ${reachable(message, reach)}\n`),
         onRun: (run) => {
           branches = { branch: run.branch, original: run.originalLabel };
         },

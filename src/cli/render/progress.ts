@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../core/events.js';
 import { exhaustedMessage } from '../../core/loop.js';
+import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
@@ -26,6 +27,8 @@ export class ProgressPrinter {
   constructor(
     private readonly write: (text: string) => void,
     private readonly style: Style,
+    /** How the closing advice names ralphtool (`npx ralphtool resume …` when that is the way). */
+    private readonly reach: Reach = ON_PATH,
   ) {}
 
   handle(event: RunEvent): void {
@@ -131,7 +134,8 @@ export class ProgressPrinter {
     }
     if (!event.fatal) this.said.warning = event.message;
     // Error messages can quote what git or an agent printed: made safe like agent text.
-    return [s.red(`${event.fatal ? 'error' : 'warning'}: ${clean(event.message)}`)];
+    const message = reachable(clean(event.message), this.reach);
+    return [s.red(`${event.fatal ? 'error' : 'warning'}: ${message}`)];
   }
 
   private finishedLines(event: Extract<RunEvent, { type: 'run.finished' }>): string[] {
@@ -164,7 +168,7 @@ export class ProgressPrinter {
       ...table([header, ...rows]),
       '',
       `${verdict[event.outcome]} · ${event.storiesCompleted}/${event.storiesTotal} stories · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`,
-      where,
+      reachable(where, this.reach),
     ];
   }
 }

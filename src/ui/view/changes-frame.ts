@@ -9,12 +9,18 @@ import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame
 const FIXED_COLUMNS = 2 + 14 + 2 + 9 + 2 + 9 + 2;
 
 /** Screen 1: the repository's changes with their progress. */
-export function changesFrame(state: UiState, size: Size, now: number): Frame {
+export function changesFrame(state: UiState, size: Size, now: number, note?: string): Frame {
   const header: Row[] = [
     [
       { text: 'ralphtool', tone: 'title' },
       { text: ' · changes in this repository', tone: 'dim' },
     ],
+    // Wrapped, two rows at most: what to press must stay in view on a narrow terminal.
+    ...(note
+      ? wrap(oneLine(note), size.columns, '  ')
+          .slice(0, 2)
+          .map((l) => row(l, 'accent'))
+      : []),
   ];
   const footer: Row[] = [row('↑/↓ choose · Enter open · q quit', 'dim')];
   const changes = state.changes;
@@ -28,7 +34,7 @@ export function changesFrame(state: UiState, size: Size, now: number): Frame {
               (line) => row(line, 'bad'),
             )
           : emptyState();
-    return { header, body, top: 0, height: bodyHeight(size, 1, 1), footer };
+    return { header, body, top: 0, height: bodyHeight(size, header.length, 1), footer };
   }
   const nameWidth = Math.max(8, size.columns - FIXED_COLUMNS);
   header.push(
