@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ifParsed, lineType, parseJsonLine } from './json-line.js';
 import { summarizeToolInput } from './tool-summary.js';
+import { formatDuration } from '../format/units.js';
 import type { AgentEvent, StreamTranslator, TranslatedOutcome } from './types.js';
 
 // Only the fields ralphtool reads; everything else in Claude Code's stream is ignored.
@@ -16,6 +17,10 @@ const SystemLine = z.object({
   subtype: z.string().nullish(),
   error: z.string().nullish(),
   error_status: z.number().nullish(),
+  // api_retry: Claude Code retries a failed API request (429, 529, no connection) after a delay.
+  attempt: count,
+  max_retries: count,
+  retry_delay_ms: count,
 });
 const AssistantLine = z.object({
   type: z.literal('assistant'),
@@ -73,7 +78,8 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
 
   const onSystem = (line: z.infer<typeof SystemLine>): AgentEvent[] => {
     const refused = line.error === 'authentication_failed' || line.error_status === 401;
-    return refused ? authFailure(`API answered ${line.error_status ?? line.error}`) : [];
+    if (refused) return authFailure(`API answered ${line.error_status ?? line.error}`);
+    return line.subtype === API_RETRY ? [{ type: 'notice', text: retryNotice(line) }] : [];
   };
 
   const onAssistant = (line: z.infer<typeof AssistantLine>): AgentEvent[] => {
@@ -153,5 +159,34 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
       if (!fatal && ROOT_REFUSAL.test(stderrTail)) fatal = CLAUDE_ROOT_MESSAGE;
       return { finalAnswer: resultText ?? lastText, agentError, fatal };
     },
+    isProgress(line) {
+      // A retry notice is Claude Code waiting, not working: it must not keep the idle timer off.
+      if (!line.includes(API_RETRY)) return true;
+      const json = parseJsonLine(line);
+      const parsed = SystemLine.safeParse(json);
+      return !(parsed.success && parsed.data.subtype === API_RETRY);
+    },
   };
+}
+
+const API_RETRY = 'api_retry';
+
+/** `API 429 (rate_limit) — Claude Code retrying 3/10 in 2s`: why the agent is silent. */
+function retryNotice(line: z.infer<typeof SystemLine>): string {
+  const status =
+    line.error_status !== null && line.error_status !== undefined
+      ? `API ${line.error_status}`
+      : 'API unreachable';
+  const kind = line.error && line.error !== 'unknown' ? ` (${line.error})` : '';
+  const count =
+    line.attempt !== null && line.attempt !== undefined
+      ? ` ${line.attempt}${line.max_retries ? `/${line.max_retries}` : ''}`
+      : '';
+  const ms = line.retry_delay_ms;
+  // Short delays to a tenth of a second (`0.6s`, `1.1s`), longer ones as durations (`1m05s`).
+  const delay =
+    ms === null || ms === undefined
+      ? ''
+      : ` in ${ms < 10_000 ? `${Math.round(ms / 100) / 10}s` : formatDuration(ms)}`;
+  return `${status}${kind} — Claude Code retrying${count}${delay}`;
 }

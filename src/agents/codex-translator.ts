@@ -36,6 +36,9 @@ const AUTH_FAILURE =
 export const CODEX_AUTH_MESSAGE =
   'Codex is not logged in or its API key was refused: run `codex login`, or set OPENAI_API_KEY.';
 
+/** Codex's retry notice: `Reconnecting... 2/5 (stream disconnected before completion: …)`. */
+const RECONNECTING = /Reconnecting\.\.\.\s*\d+\/\d+/;
+
 /** Tools announced when they start; a long command shows up while it runs. */
 const ANNOUNCED_AT_START = new Set(['command_execution', 'mcp_tool_call', 'web_search']);
 
@@ -128,6 +131,13 @@ export function createCodexTranslator(
     },
     finish(): TranslatedOutcome {
       return { finalAnswer, agentError, fatal };
+    },
+    isProgress(line) {
+      // `Reconnecting... 2/5 (…)`, which Codex may repeat without end, is no progress: it must
+      // not keep the idle timer from stopping an agent that never gets anywhere.
+      if (!line.includes('Reconnecting')) return true;
+      const parsed = ErrorLine.safeParse(parseJsonLine(line));
+      return !(parsed.success && RECONNECTING.test(parsed.data.message ?? ''));
     },
   };
 }

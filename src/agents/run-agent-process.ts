@@ -53,6 +53,7 @@ export async function runAgentProcess(
     // Agents start dev servers and watchers; none may outlive the attempt or write into the next.
     watchDescendants: true,
     onLine: (line, truncated) => launch.translator.push(line, truncated).forEach(deliver),
+    isProgress: launch.translator.isProgress?.bind(launch.translator),
   });
 
   if (result.strays.length > 0)

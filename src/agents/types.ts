@@ -14,7 +14,9 @@ export type AgentEvent =
       isError: boolean;
       text: string;
     }
-  | { type: 'error'; message: string; fatal: boolean };
+  | { type: 'error'; message: string; fatal: boolean }
+  /** The agent's own word on a delay that is not its work (an API retry): shown, not judged. */
+  | { type: 'notice'; text: string };
 
 export interface AttemptRequest {
   prompt: string;
@@ -72,4 +74,9 @@ export interface StreamTranslator {
   push(line: string, truncated: boolean): AgentEvent[];
   /** Called once after the process ended, with the end of its stderr. */
   finish(stderrTail: string): TranslatedOutcome;
+  /**
+   * False for a line that is no progress (a retry or reconnect notice): it does not reset the
+   * idle timer, so an agent that only ever retries is still stopped. Absent: every line is.
+   */
+  isProgress?(line: string): boolean;
 }

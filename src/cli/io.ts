@@ -1,3 +1,4 @@
+import type { Reach } from '../core/reach.js';
 import type { Style } from '../format/style.js';
 
 /** What a command may touch of the outside world; tests give their own. */
@@ -9,4 +10,6 @@ export interface CommandIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   style: Style;
   errStyle: Style;
+  /** How messages should name ralphtool and openspec commands; absent: by their names. */
+  reach?: Reach;
 }

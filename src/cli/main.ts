@@ -2,6 +2,7 @@
 import type { CommandIO } from './io.js';
 import { runProgram } from './program.js';
 import { terminalHungUp } from './stop-signals.js';
+import { reachFrom } from './reach.js';
 import { colourEnabled, makeStyle } from '../format/style.js';
 
 // The only place that reads process.argv/env/cwd and exits.
@@ -13,6 +14,7 @@ const io: CommandIO = {
   stdin: process.stdin,
   style: makeStyle(colourEnabled(process.env, process.stdout.isTTY)),
   errStyle: makeStyle(colourEnabled(process.env, process.stderr.isTTY)),
+  reach: reachFrom(process.argv[1], process.env, process.cwd()),
 };
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { QuitNow, RalphError, UsageError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
+import { ON_PATH, reachable } from '../core/reach.js';
 import type { CommandIO } from './io.js';
 import { packageVersion } from './version.js';
 import { addRunOptions, type RawRunFlags } from './run-flags.js';
@@ -26,7 +28,8 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
       // One prefix for every error, whoever found it: commander's own say `error:`.
-      outputError: (text, write) => write(text.replace(/^error: /, 'ralphtool: ')),
+      outputError: (text, write) =>
+        write(reachable(text.replace(/^error: /, 'ralphtool: '), io.reach ?? ON_PATH)),
     });
 
   const cwdOf = (cmd: Command): string => {
@@ -135,9 +138,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
   addRunOptions(program).action(async (opts: RawRunFlags, cmd: Command) => {
     const [word] = cmd.args;
     if (word !== undefined) {
-      const known = program.commands.map((c) => c.name()).join(', ');
+      const names = program.commands.map((c) => c.name());
       throw new UsageError(
-        `unknown command "${word}": the commands are ${known} (\`ralphtool --help\` tells more)`,
+        `unknown command "${word}"${didYouMean(word, names)}: the commands are ${names.join(', ')} (\`ralphtool --help\` tells more)`,
       );
     }
     if (io.stdout.isTTY !== true || io.stdin.isTTY !== true) {
@@ -188,7 +191,8 @@ function reportError(error: unknown, io: CommandIO): number {
     return 2;
   }
   if (error instanceof RalphError) {
-    io.stderr.write(`${io.errStyle.red('ralphtool:')} ${error.message}\n`);
+    const message = reachable(error.message, io.reach ?? ON_PATH);
+    io.stderr.write(`${io.errStyle.red('ralphtool:')} ${message}\n`);
     return error.exitCode;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -10,6 +10,7 @@ import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
 import { listChanges, readChange } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
+import { verifyPlan } from '../run/setup.js';
 import type { RunHandle, UiController } from '../ui/controller.js';
 
 /**
@@ -38,6 +39,7 @@ export function createUiController(
       agentTimeoutMs: options.agentTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs,
       verify: options.verify,
+      suggestedVerify: suggestedVerify(cwd),
     },
     recordedRuns: async () => recordedRunMarks(cwd, options.commandTimeoutMs, env),
     finishRun: async (change, choice) => {
@@ -145,4 +147,15 @@ function commandLabel(commandLine: string): string {
   const words = splitCommandLine(commandLine).map((w) => path.basename(w));
   const label = words.join(' ');
   return `command (${label.length > 40 ? `${label.slice(0, 39)}…` : label})`;
+}
+
+/** The project's test commands, inferred from its files (the hint when --verify is not given). */
+function suggestedVerify(cwd: string): readonly string[] {
+  let dirs = [cwd];
+  try {
+    dirs = [findOpenSpecRoot(cwd), cwd];
+  } catch {
+    // No openspec/ here: the UI says so on its own; the hint looks at cwd only.
+  }
+  return verifyPlan([], dirs).commands;
 }

@@ -91,6 +91,7 @@ export type RunEvent =
     }
   | { type: 'agent.message'; storyId: string; attempt: number; text: string }
   | { type: 'agent.tool'; storyId: string; attempt: number; name: string; summary: string }
+  | { type: 'agent.notice'; storyId: string; attempt: number; text: string }
   | {
       type: 'agent.result';
       storyId: string;

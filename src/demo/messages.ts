@@ -22,6 +22,11 @@ export function demoIntro(intro: DemoIntro): string {
   return `${lines.join('\n')}\n\n`;
 }
 
+/** Shown in the UI itself, whose screen hides what was printed before it opened. */
+export function demoUiNote(change: string): string {
+  return `Demo: Enter opens ${change}, then r runs it (a scripted agent, no AI); q quits.`;
+}
+
 export interface DemoClosing {
   dir: string;
   change: string;

@@ -124,15 +124,20 @@ function branchCheck(repo: RepoFacts): CheckResult {
   if (head.kind === 'detached') return ok('branch', `detached HEAD at ${head.sha.slice(0, 12)}`);
   if (head.kind === 'unborn') return ok('branch', `${head.name} (no commit yet)`);
   if (!head.name.startsWith('ralph/')) return ok('branch', head.name);
+  // `run` refuses to start on a run's branch: not ready until the user is back on their own.
   const change = head.name.slice('ralph/'.length);
   const run = repo.runs.find((r) => r.change === change);
   if (run && run.state !== 'finished') {
-    return warn('branch', `${head.name}: the branch of a ralphtool run (${run.state})`, run.next);
+    return fail(
+      'branch',
+      `${head.name}: the branch of a ralphtool run (${run.state}); a new run cannot start here`,
+      run.next,
+    );
   }
-  return warn(
+  return fail(
     'branch',
-    `${head.name}: a ralphtool run branch with no active run`,
-    'switch back to your own branch (`git checkout <branch>`) before starting a run',
+    `${head.name}: a ralphtool run branch with no active run; a new run cannot start here`,
+    'switch back to your own branch (`git switch <branch>`) before starting a run',
   );
 }
 

@@ -10,6 +10,7 @@ import {
 } from '../core/change.js';
 import { assertValidChangeName, isValidChangeName } from '../core/change-name.js';
 import { RuntimeError, UsageError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 import { lastModifiedIn } from './last-modified.js';
 import { readOptionalText } from './read-text.js';
 import { readSpecs } from './specs.js';
@@ -78,11 +79,7 @@ async function lastModifiedOf(dir: string, name: string): Promise<string> {
  * names are not valid change names are left out, since no command could take them.
  */
 export async function listChanges(root: string): Promise<ChangeSummary[]> {
-  const names = (await changeDirEntries(root))
-    .filter((entry) => entry.isDirectory() && entry.name !== ARCHIVE)
-    .map((entry) => entry.name)
-    .filter(isValidChangeName)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const names = await listChangeNames(root);
   const summaries: ChangeSummary[] = [];
   for (const name of names) {
     const paths = changePaths(root, name);
@@ -98,6 +95,15 @@ export async function listChanges(root: string): Promise<ChangeSummary[]> {
   return summaries;
 }
 
+/** The names `listChanges` lists, sorted. */
+async function listChangeNames(root: string): Promise<string[]> {
+  return (await changeDirEntries(root))
+    .filter((entry) => entry.isDirectory() && entry.name !== ARCHIVE)
+    .map((entry) => entry.name)
+    .filter(isValidChangeName)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /**
  * Folders under openspec/changes/ that `listChanges` leaves out because their names are not
  * valid change names (`My_Change`): OpenSpec itself lists them, so `list` names them rather
@@ -111,29 +117,34 @@ export async function invalidChangeFolders(root: string): Promise<string[]> {
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-async function assertChangeExists(paths: ChangePaths, name: string): Promise<void> {
-  const unknown = new UsageError(
-    `unknown change "${name}": no folder ${changeRelativePath(name)} (see \`ralphtool list\`)`,
-  );
+async function assertChangeExists(root: string, paths: ChangePaths, name: string): Promise<void> {
+  const unknown = async (): Promise<UsageError> => {
+    // The suggestion is a courtesy: a folder that cannot be listed only loses it.
+    const known = await listChangeNames(root).catch((): string[] => []);
+    return new UsageError(
+      `unknown change "${name}"${didYouMean(name, known)}: no folder ${changeRelativePath(name)} (see \`ralphtool list\`)`,
+    );
+  };
   if (name === ARCHIVE) {
     throw new UsageError(
       `"${ARCHIVE}" holds archived changes, which are never run (see \`ralphtool list\`)`,
     );
   }
+  let isDirectory: boolean;
   try {
-    if (!(await stat(paths.dir)).isDirectory()) throw unknown;
+    isDirectory = (await stat(paths.dir)).isDirectory();
   } catch (error) {
-    if (error === unknown) throw error;
     const code = errnoCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw unknown;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw await unknown();
     throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${messageOf(error)}`);
   }
+  if (!isDirectory) throw await unknown();
 }
 
 /** Everything ralphtool knows about one change: stories, requirements, proposal and design. */
 export async function readChange(root: string, name: string): Promise<Change> {
   const paths = changePaths(root, name);
-  await assertChangeExists(paths, name);
+  await assertChangeExists(root, paths, name);
   const shown = changeRelativePath(name);
   const stories = await readStories(paths, name);
   const requirements = await readSpecs(paths.specsDir, `${shown}/specs`);

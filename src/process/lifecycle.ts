@@ -39,6 +39,8 @@ export interface ChildSpec extends ChildLimits {
    * its environment then gets PROCESS_TAG_VARIABLE too. For agents, which start daemons.
    */
   watchDescendants?: boolean | undefined;
+  /** False: stdout does not reset the idle timer by itself; the caller calls `active()`. */
+  stdoutIsActivity?: boolean | undefined;
 }
 
 /** How a child ended, the same for every way of running one. */
@@ -62,6 +64,8 @@ export interface GroupChild {
   readonly stderr: Readable;
   /** Stops the whole group: SIGTERM now, SIGKILL after the grace period. */
   stop(): void;
+  /** Resets the idle timer (output that is progress). */
+  active(): void;
   /**
    * Settles, never rejecting, once the program exited, what it left running was killed and its
    * output pipes closed (or were given up on: a leftover holding them never keeps it waiting).
@@ -133,7 +137,7 @@ export function startChild(command: string, args: readonly string[], spec: Child
   const active = (): void => {
     idleTimer?.refresh();
   };
-  child.stdout.on('data', active);
+  if (spec.stdoutIsActivity !== false) child.stdout.on('data', active);
   child.stderr.on('data', active);
   // A child that exits without reading its input closes the pipe: not our failure.
   child.stdin.on('error', () => undefined);
@@ -185,5 +189,5 @@ export function startChild(command: string, args: readonly string[], spec: Child
     return watch ? { ...end, aborted, strays: watch.reported() } : { ...end, aborted };
   });
 
-  return { pgid, stdout: child.stdout, stderr: child.stderr, stop, ended };
+  return { pgid, stdout: child.stdout, stderr: child.stderr, stop, active, ended };
 }

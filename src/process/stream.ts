@@ -17,6 +17,11 @@ export interface StreamOptions {
   wallTimeoutMs?: number | undefined;
   /** Limit on time without any stdout/stderr output; 0 or undefined = none. */
   idleTimeoutMs?: number | undefined;
+  /**
+   * When given, only the stdout lines it calls progress reset the idle timer (a retry notice
+   * repeated forever must not keep an agent alive); stderr still does.
+   */
+  isProgress?: ((line: string) => boolean) | undefined;
   /** Aborting kills the process group; a signal aborted already starts nothing. */
   signal?: AbortSignal | undefined;
   /** Time between SIGTERM and SIGKILL when the process group is stopped (lifecycle GRACE_MS). */
@@ -76,6 +81,7 @@ export async function streamProcess(
     signal: options.signal,
     graceMs: options.graceMs,
     watchDescendants: options.watchDescendants,
+    stdoutIsActivity: options.isProgress === undefined,
   });
   if (child.pgid !== undefined) options.onSpawn?.(child.pgid);
 
@@ -84,6 +90,7 @@ export async function streamProcess(
   const deliver = (line: string, truncated: boolean): void => {
     if (listener.error) return;
     try {
+      if (options.isProgress && (truncated || options.isProgress(line))) child.active();
       options.onLine(line, truncated);
     } catch (error) {
       listener.error = error instanceof Error ? error : new Error(String(error));

@@ -102,6 +102,9 @@ export async function runAttempt(
           isError: event.isError,
         });
         return;
+      case 'notice':
+        emit({ type: 'agent.notice', storyId, attempt, text: event.text });
+        return;
       case 'error':
         // A fatal one ends the run; the orchestrator reports it once, with what to do.
         if (!event.fatal) emit({ type: 'error', message: event.message, fatal: false });

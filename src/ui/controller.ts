@@ -42,6 +42,10 @@ export interface UiRunOptions {
   idleTimeoutMs: number;
   /** The user's --verify commands; empty: none are run (the prompt only suggests some). */
   verify: readonly string[];
+  /** A line for the top of the changes screen (the demo says what to press there). */
+  note?: string;
+  /** Test commands inferred from the project's files, to suggest when `verify` is empty. */
+  suggestedVerify?: readonly string[];
 }
 
 export interface RunHandle {

@@ -280,6 +280,34 @@ describe('claude backend', () => {
     expect(events).toEqual([{ type: 'error', fatal: true, message: output.fatal }]);
   });
 
+  it('stops an agent that only ever retries the API at the idle limit, showing each retry', async () => {
+    const retry = (attempt: number): object => ({
+      raw: JSON.stringify({
+        type: 'system',
+        subtype: 'api_retry',
+        attempt,
+        max_retries: 10,
+        retry_delay_ms: 100,
+        error_status: 529,
+        error: 'overloaded',
+        session_id: 'a3a5820e-f1e5-437a-a53f-928f34e243af',
+        uuid: '8f476f64-7ab1-43aa-ab4c-54a4001a541f',
+      }),
+    });
+    const steps = Array.from({ length: 200 }, (_, i) => [retry((i % 10) + 1), { sleep: 100 }]);
+    const { output, events } = await attempt(
+      { agent: 'claude' },
+      [...steps.flat(), { say: '<promise>COMPLETE</promise>' }],
+      claude(),
+      { idleTimeoutMs: 2500 },
+    );
+    expect(output.timedOut).toBe('idle');
+    expect(events[0]).toEqual({
+      type: 'notice',
+      text: 'API 529 (overloaded) — Claude Code retrying 1/10 in 0.1s',
+    });
+  });
+
   it('explains the refusal to run as root', async () => {
     const { output } = await attempt(
       { agent: 'claude' },
@@ -354,6 +382,46 @@ describe('codex backend', () => {
       codexOnPath(),
     );
     expect(output.agentError).toMatch(/stream disconnected/);
+  });
+
+  it('stops an agent that only ever reconnects at the idle limit: a notice is no progress', async () => {
+    // As recorded from `codex exec --json` when the stream keeps dropping (openai/codex#32984).
+    const reconnect = (n: number): object => ({
+      raw: JSON.stringify({
+        type: 'error',
+        message: `Reconnecting... ${n}/5 (stream disconnected before completion: Connection reset by peer (os error 54))`,
+      }),
+    });
+    // A notice every 100 ms for 20 s: far more often than the 2.5 s idle limit.
+    const steps = Array.from({ length: 200 }, (_, i) => [reconnect((i % 5) + 1), { sleep: 100 }]);
+    const { output, events } = await attempt(
+      { agent: 'codex' },
+      [...steps.flat(), { signal: 'COMPLETE' }],
+      codexOnPath(),
+      { idleTimeoutMs: 2500 },
+    );
+    expect(output.timedOut).toBe('idle');
+    // The notices were still shown while they came.
+    expect(events[0]).toMatchObject({ type: 'error', fatal: false });
+    expect(String((events[0] as { message: string }).message)).toMatch(/^Reconnecting\.\.\. 1\/5/);
+  });
+
+  it('keeps an agent that makes progress between reconnects alive', async () => {
+    const line = JSON.stringify({ type: 'error', message: 'Reconnecting... 1/5 (timeout)' });
+    // Progress (an agent message) comes often enough; the notices in between change nothing.
+    const steps = Array.from({ length: 8 }, () => [
+      { raw: line },
+      { sleep: 400 },
+      { say: 'still working' },
+    ]);
+    const { output } = await attempt(
+      { agent: 'codex' },
+      [...steps.flat(), { signal: 'COMPLETE' }],
+      codexOnPath(),
+      { idleTimeoutMs: 10_000 },
+    );
+    expect(output.timedOut).toBeNull();
+    expect(output.finalAnswer).toBe('<promise>COMPLETE</promise>');
   });
 
   it('says how to install Codex when it is missing', async () => {

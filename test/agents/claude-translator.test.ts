@@ -245,3 +245,52 @@ describe('claude translator', () => {
     expect(outcome.fatal).toMatch(/IS_SANDBOX=1/);
   });
 });
+
+describe('Claude Code retrying the API (system / api_retry)', () => {
+  // Recorded from the real `claude` binary against a local server answering 429 (with
+  // retry-after: 1 and CLAUDE_CODE_MAX_RETRIES=2), and against a port nobody listens on.
+  const rateLimited = fixture('claude-rate-limit-retry.ndjson').split('\n');
+  const unreachable = fixture('claude-connection-retry.ndjson').split('\n');
+
+  it('shows each retry as a notice saying the status, the count and the delay', () => {
+    const t = createClaudeTranslator();
+    const notices = feed(t, rateLimited).filter((e) => e.type === 'notice');
+    expect(notices).toEqual([
+      { type: 'notice', text: 'API 429 (rate_limit) — Claude Code retrying 1/2 in 1s' },
+      { type: 'notice', text: 'API 429 (rate_limit) — Claude Code retrying 2/2 in 1.1s' },
+    ]);
+    // The retries are no failure: the result after them decides.
+    expect(t.finish('').agentError).toMatch(/429/);
+    expect(t.finish('').fatal).toBeNull();
+  });
+
+  it('says the API could not be reached when the retry has no HTTP status', () => {
+    const notices = feed(createClaudeTranslator(), unreachable).filter((e) => e.type === 'notice');
+    expect(notices).toEqual([
+      { type: 'notice', text: 'API unreachable — Claude Code retrying 1/1 in 0.6s' },
+    ]);
+  });
+
+  it('counts a retry notice as no progress, everything else as progress', () => {
+    const t = createClaudeTranslator();
+    const retries = [...rateLimited, ...unreachable].filter((l) => l.includes('"api_retry"'));
+    expect(retries).toHaveLength(3);
+    for (const line of retries) expect(t.isProgress?.(line)).toBe(false);
+    const others = [...rateLimited, ...unreachable].filter(
+      (l) => l.trim() !== '' && !l.includes('"api_retry"'),
+    );
+    expect(others.length).toBeGreaterThan(3);
+    for (const line of others) expect(t.isProgress?.(line)).toBe(true);
+    // The agent writing about api_retry is work, and so is a line that is not JSON.
+    const talk = JSON.stringify(assistant([{ type: 'text', text: 'grep api_retry in cli.js' }]));
+    expect(t.isProgress?.(talk)).toBe(true);
+    expect(t.isProgress?.('api_retry {not json')).toBe(true);
+  });
+
+  it('keeps a 401 retry fatal rather than a notice', () => {
+    const lines = fixture('claude-auth-retry.ndjson').split('\n');
+    const events = feed(createClaudeTranslator(), lines);
+    expect(events.filter((e) => e.type === 'notice')).toEqual([]);
+    expect(events.some((e) => e.type === 'error' && e.fatal)).toBe(true);
+  });
+});

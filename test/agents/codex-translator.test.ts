@@ -175,3 +175,48 @@ describe('command translator', () => {
     });
   });
 });
+
+describe('Codex reconnect notices are no progress', () => {
+  // As users recorded them from `codex exec --json` (openai/codex#32984, nexu-io/open-design#2268,
+  // GuDaStudio/codexmcp#22, preset-io/agor#1989).
+  const recorded = [
+    'Reconnecting... 1/5 (stream disconnected before completion: ...)',
+    'Reconnecting... 2/5 (stream disconnected before completion: Connection reset by peer (os error 54))',
+    'Reconnecting... 1/5 (stream disconnected before completion: Transport error: network error: error decoding response body)',
+    'Reconnecting... 2/5 (stream disconnected before completion: websocket closed by server before response.completed)',
+    'Reconnecting... 2/5 (timeout waiting for child process to exit)',
+    'stream disconnected before completion; Reconnecting... 1/5',
+  ].map((message) => JSON.stringify({ type: 'error', message }));
+
+  it('says a Reconnecting line is no progress, and every other line is', () => {
+    const t = createCodexTranslator();
+    for (const line of recorded) expect(t.isProgress?.(line), line).toBe(false);
+    const progress = [
+      {
+        type: 'item.completed',
+        item: { id: 'i1', type: 'agent_message', text: 'Reconnecting... 1/5 is what Codex prints' },
+      },
+      { type: 'turn.failed', error: { message: 'Reconnecting... 5/5 exceeded' } },
+      { type: 'error', message: 'unexpected status 400' },
+      { type: 'turn.completed', usage: { input_tokens: 1, output_tokens: 1 } },
+    ].map((l) => JSON.stringify(l));
+    for (const line of progress) expect(t.isProgress?.(line), line).toBe(true);
+    expect(t.isProgress?.('Reconnecting... 1/5 (not json)')).toBe(true);
+  });
+
+  it('still shows each reconnect as a warning', () => {
+    const events = feed(createCodexTranslator(), recorded.slice(0, 2));
+    expect(events).toEqual([
+      {
+        type: 'error',
+        message: expect.stringMatching(/^Reconnecting\.\.\. 1\/5/) as unknown,
+        fatal: false,
+      },
+      {
+        type: 'error',
+        message: expect.stringMatching(/^Reconnecting\.\.\. 2\/5/) as unknown,
+        fatal: false,
+      },
+    ]);
+  });
+});

@@ -166,11 +166,29 @@ describe('ralphtool list and show: bad input', () => {
     expect(run.stderr).toContain('Usage: ralphtool');
   });
 
-  it('names an unknown command as such and lists the real ones (exit 2)', async () => {
+  it('names an unknown command as such, suggests the near one and lists the real ones (exit 2)', async () => {
     const run = await runCli(['lst'], { cwd: dir });
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toContain('unknown command "lst"');
+    expect(run.stderr).toContain('unknown command "lst" (did you mean list?)');
     expect(run.stderr).toContain('list, show, run, resume, finish, status, demo, doctor');
+    const far = await runCli(['deploy'], { cwd: dir });
+    expect(far.exitCode).toBe(2);
+    expect(far.stderr).toContain('unknown command "deploy": the commands are');
+    expect(far.stderr).not.toContain('did you mean');
+  });
+
+  it('suggests the change a near-miss name was meant to be, for show and run (exit 2)', async () => {
+    await mkdir(join(dir, 'openspec', 'changes', 'add-thing'), { recursive: true });
+    await writeFile(join(dir, 'openspec', 'changes', 'add-thing', 'tasks.md'), '- [ ] one\n');
+    for (const command of ['show', 'run']) {
+      const run = await runCli([command, 'add-thng'], { cwd: dir });
+      expect(run.exitCode, command).toBe(2);
+      expect(run.stderr.trim().split('\n'), command).toHaveLength(1);
+      expect(run.stderr, command).toContain('unknown change "add-thng" (did you mean add-thing?)');
+    }
+    const far = await runCli(['show', 'zzz'], { cwd: dir });
+    expect(far.exitCode).toBe(2);
+    expect(far.stderr).not.toContain('did you mean');
   });
 });

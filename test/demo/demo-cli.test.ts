@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_CHANGE } from '../../src/demo/project.js';
+import { splitCommandLine } from '../../src/process/command-line.js';
 import { execProgram } from '../../src/process/exec.js';
 import { parseTasks } from '../../src/openspec/tasks.js';
 import { runCli } from '../support/cli.js';
@@ -96,5 +97,30 @@ describe('ralphtool demo without a terminal', () => {
     expect(run.stderr).toMatch(/agent is scripted/);
     const dir = demoDirFrom(run.stderr);
     expect(run.stderr).toContain(`git -C ${dir} log --oneline ${BRANCH}`);
+  });
+});
+
+describe('npm run demo', () => {
+  it('says it is building before the build, which is otherwise silent for seconds', async () => {
+    const pkg = JSON.parse(readFileSync(path.resolve('package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const steps = (pkg.scripts.demo ?? '').split(' && ');
+    const build = steps.findIndex((step) => step.startsWith('npm run build'));
+    expect(build).toBeGreaterThan(0);
+    // Every step before the build runs here as npm would run it: the first thing shown says why
+    // nothing else is.
+    let said = '';
+    for (const step of steps.slice(0, build)) {
+      const [program, ...args] = splitCommandLine(step);
+      expect(program).toBe('node');
+      const out = await execProgram(process.execPath, args, {
+        baseEnv: process.env,
+        cwd: path.resolve('.'),
+        timeoutMs: 30_000,
+      });
+      said += out.stdout;
+    }
+    expect(said).toMatch(/^Building ralphtool first/);
   });
 });

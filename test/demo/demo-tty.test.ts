@@ -112,7 +112,9 @@ describe('ralphtool demo in a terminal', () => {
     const started = Date.now();
     await terminal.start([process.execPath, CLI_PATH, 'demo']);
 
-    await terminal.waitFor(/› add-text-helpers[\s\S]*Enter open/);
+    const first = await terminal.waitFor(/› add-text-helpers[\s\S]*Enter open/);
+    // The UI hides what the demo printed before it: what to press is said in the UI itself.
+    expect(first).toContain('Demo: Enter opens add-text-helpers, then r runs it');
     await terminal.press('Enter', /agent demo \(scripted, no AI\)[\s\S]*r run/);
     await terminal.press('r', /stories · \d+s/);
     const completion = await terminal.waitFor(/All 4 stories are done\.[\s\S]*› Cleanup/);

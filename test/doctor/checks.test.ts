@@ -174,7 +174,7 @@ describe('doctorChecks', () => {
     expect(op.fix).toContain('git merge --abort');
   });
 
-  it('reports a dirty tree as fine, a ralph/ branch and an interrupted run as warnings', () => {
+  it('reports a dirty tree as fine, an interrupted run as a warning, its ralph/ branch as not ready', () => {
     const facts = goodFacts();
     if (facts.repo) {
       facts.repo.changedFiles = 3;
@@ -184,12 +184,29 @@ describe('doctorChecks', () => {
     const results = doctorChecks(facts, '/repo');
     expect(check(results, 'working tree').status).toBe('ok');
     expect(check(results, 'working tree').detail).toContain('3 uncommitted changes');
-    expect(check(results, 'branch').status).toBe('warn');
+    // `run` refuses to start on a run's branch: the way out is the run's own next command.
+    expect(check(results, 'branch').status).toBe('fail');
+    expect(check(results, 'branch').detail).toContain('a new run cannot start here');
     expect(check(results, 'branch').fix).toContain('ralphtool resume add-auth');
     const runs = check(results, 'recorded runs');
     expect(runs.status).toBe('warn');
     expect(runs.detail).toBe('1 interrupted (add-auth), 1 finished (old-one)');
-    expect(doctorExitCode(results)).toBe(0);
+    expect(doctorExitCode(results)).toBe(1);
+  });
+
+  it('is not ready on a ralph/ branch without an active run (a kept or stray one)', () => {
+    const facts = goodFacts();
+    if (facts.repo) {
+      facts.repo.head = { kind: 'branch', name: 'ralph/old-one', sha: 'b'.repeat(40) };
+      facts.repo.runs = [run({ change: 'old-one', state: 'finished' })];
+    }
+    const results = doctorChecks(facts, '/repo');
+    expect(check(results, 'branch')).toMatchObject({ status: 'fail' });
+    expect(check(results, 'branch').fix).toContain('git switch <branch>');
+    expect(doctorExitCode(results)).toBe(1);
+    // On the user's own branch named like one (`ralphy/x`) nothing is wrong.
+    if (facts.repo) facts.repo.head = { kind: 'branch', name: 'ralphy/x', sha: 'b'.repeat(40) };
+    expect(check(doctorChecks(facts, '/repo'), 'branch').status).toBe('ok');
   });
 
   it('fails without openspec/, warns with nothing left to run', () => {

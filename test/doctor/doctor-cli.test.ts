@@ -118,14 +118,17 @@ describe('ralphtool doctor', () => {
     expect(run.exitCode).toBe(1);
   });
 
-  it('warns on a ralph/ branch without a run', async () => {
+  it('is not ready on a ralph/ branch, where run refuses to start, and says the way out', async () => {
     repo = goodRepo();
     repo.git('checkout', '-q', '-b', 'ralph/add-auth');
     const run = await runCli(['doctor'], { cwd: repo.dir, env: withClaude() });
     expect(run.stdout).toMatch(
-      /^! branch +ralph\/add-auth: a ralphtool run branch with no active run/m,
+      /^✗ branch +ralph\/add-auth: a ralphtool run branch with no active run/m,
     );
-    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('fix: switch back to your own branch (`git switch <branch>`)');
+    expect(run.stdout).not.toContain('Ready:');
+    expect(run.stdout).toContain('Not ready');
+    expect(run.exitCode).toBe(1);
   });
 
   it.runIf(isRoot)('as root without IS_SANDBOX=1, says to set it', async () => {

@@ -44,6 +44,62 @@ describe('the loop: errors the agent reports', () => {
   });
 });
 
+describe('ralphtool run --agent claude: Claude Code retrying the API', () => {
+  // The shape the real binary prints (test/fixtures/agents/claude-rate-limit-retry.ndjson).
+  const retry = (attempt: number): string =>
+    JSON.stringify({
+      type: 'system',
+      subtype: 'api_retry',
+      attempt,
+      max_retries: 10,
+      retry_delay_ms: 2000,
+      error_status: 429,
+      error: 'rate_limit',
+      session_id: '5d6a416e-f67e-468c-b73a-d39081cb4c70',
+      uuid: '8f476f64-7ab1-43aa-ab4c-54a4001a541f',
+    });
+  const scenario = {
+    '*': [
+      { raw: retry(1) },
+      { raw: retry(2) },
+      { write: 'src/a.txt', content: 'a\n' },
+      { tick: 'all' },
+      { signal: 'COMPLETE' },
+    ],
+  };
+
+  it('writes each retry as an agent.notice event with --json', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario(scenario);
+    const result = await runAsClaude(fixture, ['--on-complete', 'keep']);
+    expect(result.exitCode).toBe(0);
+    expect(ofType(result.events(), 'agent.notice')).toEqual([
+      expect.objectContaining({
+        storyId: '1',
+        attempt: 1,
+        text: 'API 429 (rate_limit) — Claude Code retrying 1/10 in 2s',
+      }),
+      expect.objectContaining({ text: 'API 429 (rate_limit) — Claude Code retrying 2/10 in 2s' }),
+    ]);
+    // A retry is no error: the attempt still succeeds on what the agent did.
+    expect(ofType(result.events(), 'error')).toEqual([]);
+  });
+
+  it('prints each retry under its story without --json', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario(scenario);
+    const result = await fixture.run(['--agent', 'claude', '--on-complete', 'keep'], {
+      agent: false,
+      env: {
+        RALPHTOOL_CLAUDE_BIN: fixture.agentWrapper(),
+        FAKE_AGENT_FORMAT: 'claude',
+        IS_SANDBOX: '1',
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('  ⟳ API 429 (rate_limit) — Claude Code retrying 1/10 in 2s');
+    expect(result.stdout).toContain('  ⟳ API 429 (rate_limit) — Claude Code retrying 2/10 in 2s');
+  });
+});
+
 describe('ralphtool run --agent claude', () => {
   it('ends the run at once on an authentication failure (exit 1), saying how to log in, the run kept for resume', async () => {
     fixture = new RunFixture(CHANGE, stories(2)).scenario({

@@ -67,6 +67,50 @@ describe('Changes screen', () => {
   });
 });
 
+describe('Changes screen: more than fit', () => {
+  it('says in the footer how many changes lie below and above the window', async () => {
+    // 20 rows: 2 header rows and the footer leave 16 for the list of 40.
+    ui = await renderUi(manyChanges(40), { columns: 60, rows: 20 });
+    const first = await ui.until('› change-00');
+    expect(first).toContain('↓ 24 more below · ↑/↓ choose · Enter open · q quit');
+    expect(first).not.toContain('above');
+    for (let i = 0; i < 16; i += 1) await ui.press(KEY.down);
+    const middle = await ui.until('› change-16');
+    expect(middle).toContain('↑ 1 above · ↓ 23 below · ↑/↓ choose');
+    await ui.press(KEY.up);
+    await ui.until('› change-15');
+    for (let i = 0; i < 16; i += 1) await ui.press(KEY.up);
+    const last = await ui.until('› change-39');
+    expect(last).toContain('↑ 24 more above · ↑/↓ choose');
+    expect(last).not.toContain('below');
+  });
+
+  it('shows no marker when every change fits', async () => {
+    ui = await renderUi(manyChanges(3), { columns: 60, rows: 20 });
+    const frame = await ui.until('› change-00');
+    expect(frame).not.toMatch(/above|below/);
+    expect(frame).toContain('↑/↓ choose · Enter open · q quit');
+  });
+});
+
+describe('Changes screen: a note from the caller (the demo)', () => {
+  it('shows the note above the list, wrapped on a narrow terminal, and the list still fits', async () => {
+    const base = manyChanges(40);
+    const note =
+      'Demo: Enter opens add-text-helpers, then r runs it (a scripted agent, no AI); q quits.';
+    const controller = Object.assign(Object.create(base) as FakeController, {
+      runOptions: { ...base.runOptions, note },
+    });
+    ui = await renderUi(controller, { columns: 60, rows: 20 });
+    const frame = await ui.until('› change-00');
+    expect(frame.replace(/\n\s*/g, ' ')).toContain(note);
+    for (const line of frame.split('\n')) expect([...line].length).toBeLessThanOrEqual(60);
+    // Two note rows: 14 list rows are left, so 26 of the 40 changes are below.
+    expect(frame).toContain('↓ 26 more below');
+    expect(frame.split('\n').length).toBeLessThanOrEqual(20);
+  });
+});
+
 describe('Preview screen', () => {
   function longChange() {
     return change(
@@ -94,16 +138,28 @@ describe('Preview screen', () => {
   });
 
   it('says no check is run when --verify was not given (the prompt only suggests some)', () => {
-    const rows = runOptionsRows({
-      agent: 'claude',
-      maxRetries: 3,
-      agentTimeoutMs: 0,
-      idleTimeoutMs: 0,
-      verify: [],
-    });
-    const text = rows.map((r) => r.map((cell) => cell.text).join('')).join('\n');
-    expect(text).toContain('Verify: none given (add --verify "npm test" to check each story)');
-    expect(text).toContain('agent timeout none · idle timeout none');
+    const shown = (suggestedVerify?: string[]): string =>
+      runOptionsRows({
+        agent: 'claude',
+        maxRetries: 3,
+        agentTimeoutMs: 0,
+        idleTimeoutMs: 0,
+        verify: [],
+        ...(suggestedVerify ? { suggestedVerify } : {}),
+      })
+        .map((r) => r.map((cell) => cell.text).join(''))
+        .join('\n');
+    // The hint names the project's own test command, never npm's for a project without npm.
+    expect(shown(['cargo test'])).toContain(
+      'Verify: none given (add --verify "cargo test" to check each story)',
+    );
+    expect(shown(['pnpm test', 'make test'])).toContain('add --verify "pnpm test"');
+    for (const none of [undefined, []]) {
+      const text = shown(none);
+      expect(text).toContain('add --verify "<your test command>" to check each story');
+      expect(text).not.toContain('npm test');
+    }
+    expect(shown([])).toContain('agent timeout none · idle timeout none');
   });
 
   it('wraps the run options on a narrow terminal instead of cutting off the limits', () => {

@@ -108,7 +108,9 @@ describe('Completion screen', () => {
 
   it('says how to leave without choosing, and counts the q presses', async () => {
     const { ui } = await runUntilChoice('complete');
-    expect(ui.frame()).toContain('↑/↓ choose · Enter apply · q×3 quit without choosing');
+    expect(ui.frame()).toContain(
+      '←/↑ Cleanup · →/↓ Keep · Enter apply · q×3 quit without choosing',
+    );
     await ui.press('q');
     await ui.until('press q 2 more times within 3 s to quit at once');
   });

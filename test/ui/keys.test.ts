@@ -61,6 +61,22 @@ describe('navigation between the screens', () => {
     expect(press(s, 'ctrl-c').effects).toEqual([{ type: 'exit', code: 0 }]);
   });
 
+  it('moves the completion choice with the arrows without wrapping at either end', () => {
+    const s = runEventsArrived(runEventsArrived(atLoop(), storyTwoDoneStoryThreeRetrying()).state, [
+      at(70, { type: 'run.awaiting-choice', outcome: 'complete', options: ['cleanup', 'keep'] }),
+    ]).state;
+    const choice = (state: UiState, ...keys: UiKey[]): string | undefined =>
+      keys.reduce((st, key) => press(st, key).state, state).run?.completionChoice;
+    // Cleanup is first: ← and ↑ on it stay on it; Keep is last: → and ↓ on it stay on it.
+    expect(choice(s, 'left')).toBe('cleanup');
+    expect(choice(s, 'up')).toBe('cleanup');
+    expect(choice(s, 'right', 'right')).toBe('keep');
+    expect(choice(s, 'down', 'down')).toBe('keep');
+    expect(choice(s, 'right', 'down')).toBe('keep');
+    expect(choice(s, 'down', 'left')).toBe('cleanup');
+    expect(choice(s, 'right', 'up')).toBe('cleanup');
+  });
+
   it('goes to Completion on run.awaiting-choice and to Result on run.finished', () => {
     let s = runEventsArrived(atLoop(), storyTwoDoneStoryThreeRetrying()).state;
     const waiting = runEventsArrived(s, [

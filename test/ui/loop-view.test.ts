@@ -67,6 +67,23 @@ describe('loop view from events', () => {
     ]);
   });
 
+  it('shows the agent’s retry notices in its transcript, made safe, and counts no error', () => {
+    const view = fold([
+      ...storyTwoDoneStoryThreeRetrying(),
+      at(66, {
+        type: 'agent.notice',
+        storyId: '3',
+        attempt: 2,
+        text: 'API 429 (rate_limit) — Claude Code retrying 3/10 in 2s\u001b[2J',
+      }),
+    ]);
+    expect(view.details['3']?.transcript.lines.at(-1)).toMatchObject({
+      kind: 'note',
+      text: '⟳ API 429 (rate_limit) — Claude Code retrying 3/10 in 2s',
+    });
+    expect(view.errors).toHaveLength(1);
+  });
+
   it('keeps at most N transcript lines per story, whatever the batch size', () => {
     const flood: TimedRunEvent[] = [at(0, storyStarted('2', 1))];
     for (let i = 0; i < 500; i += 1) {

@@ -1,7 +1,8 @@
+import { ON_PATH, reachable } from '../../core/reach.js';
 import { countStories } from '../../core/change.js';
 import { QuitNow } from '../../core/errors.js';
 import { demoAgentCommandLine, demoVerifyCommandLine } from '../../demo/agent-path.js';
-import { demoClosing, demoIntro } from '../../demo/messages.js';
+import { demoClosing, demoIntro, demoUiNote } from '../../demo/messages.js';
 import { createDemoRepo, type DemoRepo } from '../../demo/repo.js';
 import { listAttemptRefs } from '../../checkpoint/attempt-refs.js';
 import { headPosition, locateRepo } from '../../git/repo.js';
@@ -50,7 +51,7 @@ export async function demoCommand(io: CommandIO, opts: { json: boolean }): Promi
     say(`\nThe demo repository is left at ${repo.dir}\n`);
     throw error;
   }
-  say(await closingText(repo, timeoutMs, io.env));
+  say(reachable(await closingText(repo, timeoutMs, io.env), io.reach ?? ON_PATH));
   // After a quit at once the stopped loop may still be winding down: leave now, like the UI does.
   if (code === QUIT_AT_ONCE && interactive) throw new QuitNow(QUIT_AT_ONCE);
   return code;
@@ -78,7 +79,11 @@ async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promi
   const renderApp = await loadInteractiveUi(io.env);
   const demoController = {
     ...controller,
-    runOptions: { ...controller.runOptions, agent: 'demo (scripted, no AI)' },
+    runOptions: {
+      ...controller.runOptions,
+      agent: 'demo (scripted, no AI)',
+      note: demoUiNote(repo.change),
+    },
   };
   const onTerm = (): void => controller.stopActive();
   process.on('SIGTERM', onTerm);

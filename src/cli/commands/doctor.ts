@@ -1,3 +1,4 @@
+import { ON_PATH, reachable } from '../../core/reach.js';
 import { doctorChecks, doctorExitCode } from '../../doctor/checks.js';
 import { gatherFacts } from '../../doctor/gather.js';
 import { renderDoctor } from '../../doctor/render.js';
@@ -19,6 +20,6 @@ export async function doctorCommand(io: CommandIO, opts: { cwd: string }): Promi
     uid: typeof process.getuid === 'function' ? process.getuid() : null,
   });
   const results = doctorChecks(facts, opts.cwd);
-  io.stdout.write(renderDoctor(results, io.style));
+  io.stdout.write(reachable(renderDoctor(results, io.style), io.reach ?? ON_PATH));
   return doctorExitCode(results);
 }

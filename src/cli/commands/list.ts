@@ -1,3 +1,4 @@
+import { ON_PATH, reachable } from '../../core/reach.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import { changeRelativePath, invalidChangeFolders, listChanges } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
@@ -16,7 +17,9 @@ export async function listCommand(
   if (opts.json) {
     io.stdout.write(`${JSON.stringify({ changes, skipped }, null, 2)}\n`);
   } else {
-    io.stdout.write(renderChangeList(changes, io.style, new Date()));
+    io.stdout.write(
+      reachable(renderChangeList(changes, io.style, new Date()), io.reach ?? ON_PATH),
+    );
     for (const name of skipped) {
       io.stderr.write(
         `ralphtool: skipped ${changeRelativePath(name)}: not a valid change name (lowercase kebab-case, e.g. add-auth); rename the folder to run it\n`,

@@ -1,3 +1,4 @@
+import { ON_PATH, reachable } from '../../core/reach.js';
 import { QuitNow } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { launchRun, type RunMode } from '../../run/launch.js';
@@ -24,13 +25,14 @@ export async function runCommand(
   assertDirectory(opts.cwd);
 
   const stop = new AbortController();
+  const reach = io.reach ?? ON_PATH;
   const output = stopWhenOutputCloses(
     io.stdout,
     stop,
-    (m) => io.stderr.write(m),
+    (m) => io.stderr.write(reachable(m, reach)),
     `ralphtool resume ${opts.change}`,
   );
-  const printer = new ProgressPrinter(output.write, io.style);
+  const printer = new ProgressPrinter(output.write, io.style, reach);
   const emit = gateAgentChatter(io.stdout, (event: RunEvent): void => {
     if (options.json) output.write(toNdjsonLine(timed(event)));
     else printer.handle(event);
@@ -45,7 +47,7 @@ export async function runCommand(
   let hungUp = false;
   const removeSignals = installStopSignals(
     stop,
-    (m) => io.stderr.write(m),
+    (m) => io.stderr.write(reachable(m, reach)),
     quitNow,
     () => {
       hungUp = true;
@@ -71,7 +73,7 @@ export async function runCommand(
         emit,
         chooseCompletion,
         stop: stop.signal,
-        notice: (message) => io.stderr.write(`ralphtool: ${message}\n`),
+        notice: (message) => io.stderr.write(`ralphtool: ${reachable(message, reach)}\n`),
         onRun: (run) => {
           branches = { branch: run.branch, original: run.originalLabel };
         },

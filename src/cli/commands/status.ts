@@ -1,3 +1,4 @@
+import { ON_PATH, reachable } from '../../core/reach.js';
 import path from 'node:path';
 import { locateRepo } from '../../git/repo.js';
 import { notInRepo } from '../../checkpoint/run-git.js';
@@ -25,6 +26,6 @@ export async function statusCommand(
   }
   const runs = await collectRunStatuses(repo, specRel, timeoutMs, io.env);
   if (opts.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
-  else io.stdout.write(renderStatuses(runs, io.style, new Date()));
+  else io.stdout.write(reachable(renderStatuses(runs, io.style, new Date()), io.reach ?? ON_PATH));
   return 0;
 }

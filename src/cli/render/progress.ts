@@ -1,4 +1,6 @@
 import type { RunEvent } from '../../core/events.js';
+import { exhaustedMessage } from '../../core/loop.js';
+import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { emptySummary, knownCost, summarize, type RunSummary } from '../../core/run-summary.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
 import type { Style } from '../../format/style.js';
@@ -15,6 +17,7 @@ import {
 } from '../../format/units.js';
 
 const MAX_LINE = 160;
+const MAX_AGENT_ERROR = 1000;
 
 /**
  * The plain (non-JSON) output of `run`: one readable line per event that matters,
@@ -24,10 +27,18 @@ export class ProgressPrinter {
   private summary: RunSummary = emptySummary;
   private maxAttempts = 1;
   private agent = '';
+  /**
+   * What was last printed in full, so that the events that repeat one failure (the agent's
+   * error, the attempt's failure, the exhausted story, the run's fatal error) refer to it
+   * instead of printing it again.
+   */
+  private said: SaidAlready = { warning: null, failure: null, exhausted: null };
 
   constructor(
     private readonly write: (text: string) => void,
     private readonly style: Style,
+    /** How the closing advice names ralphtool (`npx ralphtool resume …` when that is the way). */
+    private readonly reach: Reach = ON_PATH,
   ) {}
 
   handle(event: RunEvent): void {
@@ -48,6 +59,7 @@ export class ProgressPrinter {
         ];
       }
       case 'story.started':
+        this.said = { warning: null, failure: null, exhausted: null };
         return [
           '',
           `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${oneLine(event.title)}`)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
@@ -58,16 +70,31 @@ export class ProgressPrinter {
         const first = event.text.split('\n').find((l) => l.trim() !== '') ?? '';
         return first ? [s.dim(detail(`│ ${first}`))] : [];
       }
+      case 'agent.notice':
+        // Why the agent is silent (Claude Code retrying the API): said, never judged.
+        return [s.yellow(detail(`⟳ ${event.text}`))];
       case 'agent.result':
         return [
           s.dim(
             `  = ${formatTurns(event.turns, this.agent)} · ${event.tokens.input + event.tokens.cacheRead + event.tokens.cacheWrite} in / ${event.tokens.output} out tokens · ${formatCost(event.costUsd)}${event.isError ? ' · error' : ''}`,
           ),
         ];
-      case 'attempt.failed':
-        return [
-          s.red(detail(`✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`)),
-        ];
+      case 'attempt.failed': {
+        // An agent's error (e.g. not logged in) is said here whole: its end says what to do.
+        const shown = detail(
+          `✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`,
+          event.kind === 'agent-error' ? MAX_AGENT_ERROR : MAX_LINE,
+        );
+        const repeats = this.said.warning !== null && this.said.warning === event.reason;
+        this.said.failure = {
+          attempt: event.attempt,
+          reason: event.reason,
+          whole: !repeats && !shown.endsWith('…'),
+        };
+        return repeats
+          ? [s.red(`  ✗ attempt ${event.attempt} failed (${event.kind}): the error above`)]
+          : [s.red(shown)];
+      }
       case 'tasks.out-of-scope': {
         const what = `⚠ attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
         const undone =
@@ -88,15 +115,24 @@ export class ProgressPrinter {
             `  ✓ Story ${event.storyId} done · ${plural(event.attempts, 'attempt')} · ${this.storyCost(event.storyId, event.costUsd)} · ${formatDuration(event.durationMs)}`,
           ),
         ];
-      case 'story.exhausted':
+      case 'story.exhausted': {
+        // Its reason is the last attempt's failure, printed just above; the `error` event that
+        // follows says it all once more.
+        this.said.exhausted = exhaustedMessage(event.storyId, event.attempts, event.reason);
+        const last = this.said.failure;
+        const repeats = last !== null && event.reason.endsWith(last.reason);
         return [
           s.red(
-            detail(`✗ Story ${event.storyId} used all ${event.attempts} attempts: ${event.reason}`),
+            repeats
+              ? `  ✗ Story ${event.storyId} used all ${event.attempts} attempts (the last failure is above)`
+              : detail(
+                  `✗ Story ${event.storyId} used all ${event.attempts} attempts: ${event.reason}`,
+                ),
           ),
         ];
+      }
       case 'error':
-        // Error messages can quote what git or an agent printed: made safe like agent text.
-        return [s.red(`${event.fatal ? 'error' : 'warning'}: ${clean(event.message)}`)];
+        return this.errorLines(event);
       case 'run.awaiting-choice':
         return [];
       case 'run.forced':
@@ -111,6 +147,23 @@ export class ProgressPrinter {
     const story = this.summary.stories.find((st) => st.id === storyId);
     if (story === undefined || story.costKnown) return formatCost(costUsd);
     return story.tokens > 0 ? `${formatTokens(story.tokens)} · cost —` : 'cost —';
+  }
+
+  private errorLines(event: Extract<RunEvent, { type: 'error' }>): string[] {
+    const s = this.style;
+    if (!event.fatal && event.message === this.said.exhausted) return [];
+    const last = this.said.failure;
+    if (event.fatal && last !== null && last.whole && event.message === last.reason) {
+      return [
+        s.red(
+          `error: attempt ${last.attempt}'s failure above ends the run (retrying cannot fix it)`,
+        ),
+      ];
+    }
+    if (!event.fatal) this.said.warning = event.message;
+    // Error messages can quote what git or an agent printed: made safe like agent text.
+    const message = reachable(clean(event.message), this.reach);
+    return [s.red(`${event.fatal ? 'error' : 'warning'}: ${message}`)];
   }
 
   private finishedLines(event: Extract<RunEvent, { type: 'run.finished' }>): string[] {
@@ -150,7 +203,7 @@ export class ProgressPrinter {
       ...table([header, ...rows]),
       '',
       `${verdict[event.outcome]} · ${event.storiesCompleted}/${event.storiesTotal} stories · ${total} · ${formatDuration(event.durationMs)}`,
-      where,
+      reachable(where, this.reach),
     ];
   }
 }
@@ -160,7 +213,16 @@ export function forcedLine(event: Extract<RunEvent, { type: 'run.forced' }>): st
   return `--force: the old ${event.branch} (${event.oldSha.slice(0, 8)}) is saved as ${event.savedRef}${event.attemptRefs > 0 ? `, its ${event.attemptRefs} attempt ref(s) next to it` : ''}`;
 }
 
+interface SaidAlready {
+  /** The last non-fatal error of this attempt. */
+  warning: string | null;
+  /** The last attempt failure; `whole` when its line showed the reason uncut. */
+  failure: { attempt: number; reason: string; whole: boolean } | null;
+  /** The warning that will repeat the exhausted story. */
+  exhausted: string | null;
+}
+
 /** A line under its story: indented, on one line, made safe, at most MAX_LINE columns in all. */
-function detail(text: string): string {
-  return `  ${clip(oneLine(text, ' | '), MAX_LINE - 2)}`;
+function detail(text: string, max = MAX_LINE): string {
+  return `  ${clip(oneLine(text, ' | '), max - 2)}`;
 }

@@ -50,7 +50,10 @@ function renderRequirements(requirements: readonly Requirement[], style: Style):
         ['WHEN', scenario.when],
         ['THEN', scenario.then],
       ] as const) {
-        for (const step of steps) out.push(`          ${style.dim(word)} ${oneLine(step)}`);
+        // The steps after the first of a kind were written AND (or BUT): shown as AND, as in the UI.
+        steps.forEach((step, i) => {
+          out.push(`          ${style.dim(i === 0 ? word : 'AND')} ${oneLine(step)}`);
+        });
       }
     }
   }

@@ -224,18 +224,12 @@ function onCompletion(state: UiState, key: UiKey, ctx: KeyContext): Transition {
     case 'left':
     case 'right':
     case 'up':
-    case 'down':
+    case 'down': {
       if (run.applying) return same(state);
-      return {
-        state: {
-          ...state,
-          run: {
-            ...run,
-            completionChoice: run.completionChoice === 'cleanup' ? 'keep' : 'cleanup',
-          },
-        },
-        effects: [],
-      };
+      // Cleanup is the first option, Keep the second: the arrows move towards one, never wrap.
+      const completionChoice = key === 'left' || key === 'up' ? 'cleanup' : 'keep';
+      return { state: { ...state, run: { ...run, completionChoice } }, effects: [] };
+    }
     case 'enter':
       if (run.applying) return same(state);
       return {

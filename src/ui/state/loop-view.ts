@@ -160,6 +160,9 @@ function applyEvent(
         { kind: 'tool', text: `${oneLine(event.name)} ${oneLine(event.summary)}`.trim() },
       ]);
       return next;
+    case 'agent.notice':
+      write(event.storyId, [{ kind: 'note', text: `⟳ ${oneLine(event.text)}` }]);
+      return next;
     case 'agent.result': {
       const t = event.tokens;
       write(event.storyId, [

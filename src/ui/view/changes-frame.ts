@@ -1,5 +1,6 @@
 import { formatDuration, progressBar, relativeTime } from '../../format/units.js';
 import type { UiRunOptions } from '../controller.js';
+import { verifyHint } from '../../core/verify-inference.js';
 import { keepInView } from '../state/list.js';
 import type { UiState } from '../state/app-state.js';
 import { MARK_LABELS, recordedRunHint } from '../state/recorded-runs.js';
@@ -9,12 +10,18 @@ import { blank, bodyHeight, row, type Frame, type Row, type Size } from './frame
 const FIXED_COLUMNS = 2 + 14 + 2 + 9 + 2 + 9 + 2;
 
 /** Screen 1: the repository's changes with their progress. */
-export function changesFrame(state: UiState, size: Size, now: number): Frame {
+export function changesFrame(state: UiState, size: Size, now: number, note?: string): Frame {
   const header: Row[] = [
     [
       { text: 'ralphtool', tone: 'title' },
       { text: ' · changes in this repository', tone: 'dim' },
     ],
+    // Wrapped, two rows at most: what to press must stay in view on a narrow terminal.
+    ...(note
+      ? wrap(oneLine(note), size.columns, '  ')
+          .slice(0, 2)
+          .map((l) => row(l, 'accent'))
+      : []),
   ];
   const runHint = recordedRunHint(state);
   const footer: Row[] = [
@@ -32,7 +39,7 @@ export function changesFrame(state: UiState, size: Size, now: number): Frame {
               (line) => row(line, 'bad'),
             )
           : emptyState();
-    return { header, body, top: 0, height: bodyHeight(size, 1, 1), footer };
+    return { header, body, top: 0, height: bodyHeight(size, header.length, 1), footer };
   }
   const nameWidth = Math.max(8, size.columns - FIXED_COLUMNS);
   header.push(
@@ -54,7 +61,26 @@ export function changesFrame(state: UiState, size: Size, now: number): Frame {
     return row(text, selected ? 'selected' : 'plain');
   });
   const top = keepInView(list.top, list.selected, body.length, height);
-  return { header, body, top, height, footer };
+  return { header, body, top, height, footer: [moreRow(top, height, body.length)] };
+}
+
+/**
+ * The key hint, and how many changes lie above and below the window: the selected row may be
+ * the last one shown, so the count goes in the footer rather than over a row of the list.
+ */
+function moreRow(top: number, height: number, count: number): Row {
+  const above = top;
+  const below = Math.max(0, count - (top + height));
+  // First, so that a narrow terminal cuts off the key hint rather than the count.
+  const more =
+    above > 0 && below > 0
+      ? `↑ ${above} above · ↓ ${below} below · `
+      : above > 0
+        ? `↑ ${above} more above · `
+        : below > 0
+          ? `↓ ${below} more below · `
+          : '';
+  return row(`${more}↑/↓ choose · Enter open · q quit`, 'dim');
 }
 
 function emptyState(): Row[] {
@@ -78,7 +104,7 @@ export function runOptionsRows(options: UiRunOptions, width = Infinity): Row[] {
   const run = `Run options: agent ${oneLine(options.agent)}${model} · max retries ${options.maxRetries} · agent timeout ${limit(options.agentTimeoutMs)} · idle timeout ${limit(options.idleTimeoutMs)}`;
   // ralphtool runs only the user's --verify commands; without them it runs none (the prompt
   // merely suggests the project's own tests to the agent).
-  const verify = `Verify: ${options.verify.length === 0 ? 'none given (add --verify "npm test" to check each story)' : options.verify.map((v) => oneLine(v)).join(' ; ')}`;
+  const verify = `Verify: ${options.verify.length === 0 ? `none given (${oneLine(verifyHint(options.suggestedVerify ?? []))})` : options.verify.map((v) => oneLine(v)).join(' ; ')}`;
   return [run, verify].flatMap((text) =>
     wrap(text, width, '  ')
       .slice(0, 2)

@@ -61,7 +61,9 @@ export function completionFrame(run: WatchedRun, size: Size, now: number): Frame
   }
   const footer: Row[] = [
     row(
-      run.applying ? 'please wait…' : '↑/↓ choose · Enter apply · q×3 quit without choosing',
+      run.applying
+        ? 'please wait…'
+        : '←/↑ Cleanup · →/↓ Keep · Enter apply · q×3 quit without choosing',
       'dim',
     ),
   ];

@@ -2,7 +2,7 @@ import { countStories, countTasks, type Change } from '../../core/change.js';
 import type { UiRunOptions } from '../controller.js';
 import type { PreviewState } from '../state/app-state.js';
 import { clampTop } from '../state/scroll.js';
-import { clean, oneLine, wrap } from '../../format/text.js';
+import { oneLine, wrap } from '../../format/text.js';
 import { plural } from '../../format/units.js';
 import { runOptionsRows } from './changes-frame.js';
 import { bodyHeight, row, type Frame, type Row, type Size } from './frame.js';
@@ -111,7 +111,8 @@ function scenarioRows(change: Change, width: number): Row[] {
       ];
       for (const [label, list] of steps) {
         list.forEach((step, i) => {
-          const text = `      ${i === 0 ? label : 'AND'} ${clean(step).replace(/\s+/g, ' ').trim()}`;
+          // As written: runs of spaces can be what the scenario is about (`a  b`, aligned output).
+          const text = `      ${i === 0 ? label : 'AND'} ${oneLine(step)}`;
           for (const line of wrap(text, width, '          ')) rows.push(row(line, 'dim'));
         });
       }

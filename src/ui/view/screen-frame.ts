@@ -17,7 +17,7 @@ export interface FrameContext {
 export function screenFrame(state: UiState, size: Size, now: number, ctx: FrameContext): Frame {
   switch (state.screen) {
     case 'changes':
-      return changesFrame(state, size, now);
+      return changesFrame(state, size, now, ctx.options.note);
     case 'preview':
       if (state.preview) return previewFrame(state.preview, ctx.options, size);
       break;
@@ -31,7 +31,7 @@ export function screenFrame(state: UiState, size: Size, now: number, ctx: FrameC
       if (state.run) return resultFrame(state.run, size, now);
       break;
   }
-  return changesFrame(state, size, now);
+  return changesFrame(state, size, now, ctx.options.note);
 }
 
 /** The scrollable pane's size, which key handling clamps against. */

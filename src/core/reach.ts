@@ -1,0 +1,54 @@
+/**
+ * How the user can reach ralphtool and OpenSpec from their shell, so that a message never
+ * tells them to run a command their shell does not have: `npx ralphtool resume x` when
+ * ralphtool was run through npx (or node_modules/.bin) and is not on PATH,
+ * `npx @fission-ai/openspec init` when `openspec` is not on PATH. Pure.
+ */
+export interface Reach {
+  ralphtool: string;
+  openspec: string;
+}
+
+/** Both on PATH (and what messages said before anyone looked). */
+export const ON_PATH: Reach = { ralphtool: 'ralphtool', openspec: 'openspec' };
+
+export interface ReachFacts {
+  ralphtoolOnPath: boolean;
+  /** Run through npx / npm exec, or from a node_modules folder. */
+  viaPackageRunner: boolean;
+  openspecOnPath: boolean;
+}
+
+export function reachOf(facts: ReachFacts): Reach {
+  return {
+    // Run from a checkout (`node dist/cli/main.js`) there is no better word than the name.
+    ralphtool: facts.ralphtoolOnPath || !facts.viaPackageRunner ? 'ralphtool' : 'npx ralphtool',
+    openspec: facts.openspecOnPath ? 'openspec' : 'npx @fission-ai/openspec',
+  };
+}
+
+/**
+ * A command is named in backticks, at the start of a line (a command to copy), or after a
+ * colon (`or end it: ralphtool finish x`); "a ralphtool run branch" is prose and stays.
+ */
+const WHERE_COMMANDS_ARE = '(?<=^[ \\t]*(?:\\d\\. )?|`|: )';
+const RALPHTOOL_COMMAND = new RegExp(
+  `${WHERE_COMMANDS_ARE}ralphtool(?=(?: (?:list|show|run|resume|finish|status|demo|doctor|-C|--help)\\b)|\`)`,
+  'gm',
+);
+const OPENSPEC_COMMAND = new RegExp(
+  `${WHERE_COMMANDS_ARE}openspec(?= (?:init|new|list|show|validate|archive)\\b)`,
+  'gm',
+);
+
+/** `text` (ralphtool's own words, never an agent's or a file's) with commands as reachable. */
+export function reachable(text: string, reach: Reach): string {
+  let out = text;
+  if (reach.ralphtool !== 'ralphtool') {
+    out = out.replace(RALPHTOOL_COMMAND, reach.ralphtool);
+  }
+  if (reach.openspec !== 'openspec') {
+    out = out.replace(OPENSPEC_COMMAND, reach.openspec);
+  }
+  return out;
+}
