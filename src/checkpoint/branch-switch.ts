@@ -5,7 +5,7 @@ import { git, gitOut } from '../git/git.js';
 import type { GitContext } from '../git/git.js';
 import { resolveCommit, treeOf } from '../git/repo.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
-import { indexFile } from './run-git.js';
+import { indexFile, scratchContext } from './run-git.js';
 import type { RunGit } from './run-git.js';
 
 /**
@@ -142,7 +142,7 @@ async function mergeFile(g: RunGit, ours: string, change: Changed): Promise<Entr
   const { old, now } = change;
   if (old === null || now === null || !now.mode.startsWith('100')) return null;
   // The three versions are unpacked in the run folder, never in the work tree.
-  const ctx = { ...g.ctx, cwd: g.paths.dir };
+  const ctx = scratchContext(g.ctx, g.paths.dir);
   const files: string[] = [];
   try {
     for (const blob of [ours, old.sha, now.sha]) {

@@ -29,7 +29,8 @@ async function ignoredTasksFiles(g: RunGit): Promise<string[]> {
     '--',
     `:(glob)**/openspec/changes/${g.change}/tasks.md`,
   ]);
-  return out.stdout.split('\0').filter((file) => file !== '');
+  // git lists an ignored nested repository (`vendor/lib/`) whatever the pathspec says.
+  return out.stdout.split('\0').filter((file) => file.endsWith('/tasks.md'));
 }
 
 function manifestFile(g: RunGit, checkpoint: string): string {

@@ -42,6 +42,15 @@ export function engineContext(repo: RepoLocation, opts: EngineOptions): GitConte
   };
 }
 
+/**
+ * A context whose git writes its scratch files (`unpack-file`, `merge-file`) into `dir`, a folder
+ * of the run: the git directory stays pinned, the work tree is not set, because with
+ * `GIT_WORK_TREE` git moves to the work tree's top and would write the files there.
+ */
+export function scratchContext(ctx: GitContext, dir: string): GitContext {
+  return { ...ctx, cwd: dir, env: { ...ctx.env, GIT_WORK_TREE: undefined } };
+}
+
 /** The index file of this work tree (GIT_INDEX_FILE is never inherited, see git.ts). */
 export function indexFile(repo: RepoLocation): string {
   return join(repo.gitDir, 'index');

@@ -34,6 +34,12 @@ export function snapshotRefusal(stderr: string): UsageError {
   // Several lines can matter (a nested repository: "error: '<path>/' does not have a commit
   // checked out", then "fatal: adding files failed"): the last three distinct ones.
   const verdicts = [...new Set(lines.filter((line) => /^(fatal|error):/.test(line)))];
+  if (verdicts.some((line) => line.includes('the remote end hung up unexpectedly'))) {
+    // What git says when a long-running filter process (`filter.<name>.process`) dies.
+    return new UsageError(
+      `${prefix}: \`git add -A\` fails here (a long-running filter process stopped: fatal: the remote end hung up unexpectedly): fix or stop requiring the filter (\`git config --get-regexp '^filter\\.'\` lists them), then start again`,
+    );
+  }
   const verdict = verdicts.slice(-3).join(' | ') || 'git add failed';
   return new UsageError(
     `${prefix}: \`git add -A\` fails here (${verdict}): fix that, then start again`,

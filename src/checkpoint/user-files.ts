@@ -26,7 +26,7 @@ import {
   unmergedPaths,
 } from '../git/user-index.js';
 import type { RunPaths } from './paths.js';
-import { indexFile } from './run-git.js';
+import { indexFile, scratchContext } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotRefusal } from './snapshot-refusal.js';
 
@@ -161,17 +161,8 @@ export async function restoreUserBytes(
     false,
   );
   const rewrite = [...missing, ...candidates.filter((e) => onDisk.get(e.path) !== e.sha)];
-  // `unpack-file` writes into git's working directory: the run folder, inside the git dir, where
-  // git finds the repository by itself and no work tree applies (so nothing lands in the user's).
-  const { timeoutMs, baseEnv, env, config, signal } = g.ctx;
-  const scratch: GitContext = {
-    cwd: g.paths.dir,
-    timeoutMs,
-    baseEnv,
-    ...(env ? { env } : {}),
-    ...(config ? { config } : {}),
-    ...(signal ? { signal } : {}),
-  };
+  // `unpack-file` writes into git's working directory: the run folder, never the user's tree.
+  const scratch = scratchContext(g.ctx, g.paths.dir);
   for (const entry of rewrite) {
     await writeRawBlob(scratch, entry.sha, join(g.repo.root, entry.path), entry.mode === '100755');
   }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ProgressPrinter } from '../../src/cli/render/progress.js';
 import type { RunEvent } from '../../src/core/events.js';
 import { plainStyle } from '../../src/format/style.js';
+import { formatDuration } from '../../src/format/units.js';
 import { applyEvents, initialLoopView } from '../../src/ui/state/loop-view.js';
 import { storyStatus } from '../../src/ui/state/loop-status.js';
 import { LoopHarness } from '../support/loop-harness.js';
@@ -84,7 +85,10 @@ describe('figures after resume', () => {
     // Only story 3 ran in this invocation…
     expect(ofType(list, 'story.started').map((e) => e.storyId)).toEqual(['3']);
     // …yet the figures count all three, from the run state.
-    const state = f.state() as { costUsd: number; stories: Record<string, { costUsd: number }> };
+    const state = f.state() as {
+      costUsd: number;
+      stories: Record<string, { costUsd: number; durationMs: number }>;
+    };
     const finished = single(list, 'run.finished');
     expect(finished).toMatchObject({ outcome: 'complete', storiesCompleted: 3, storiesTotal: 3 });
     expect(finished.costUsd).toBeCloseTo(state.costUsd, 10);
@@ -95,7 +99,9 @@ describe('figures after resume', () => {
     expect(row(out, '2')).toEqual(['2', 'Story 2', '1', 'done', '$0.0125', expect.any(String)]);
     expect(row(out, '3')?.slice(2, 4)).toEqual(['1', 'done']);
     // Earlier invocations' time counts too: story 1 ran two attempts of a real process.
-    expect(row(out, '1')?.[5]).not.toBe('0s');
+    const recorded = state.stories['1']?.durationMs ?? 0;
+    expect(recorded).toBeGreaterThan(0);
+    expect(row(out, '1')?.[5]).toBe(formatDuration(recorded));
     const total = `$${state.costUsd.toFixed(4).replace(/0+$/, '')}`;
     expect(out).toContain(`all stories complete · 3/3 stories · ${total} ·`);
   });

@@ -23,11 +23,11 @@ export function changesFrame(state: UiState, size: Size, now: number, note?: str
           .map((l) => row(l, 'accent'))
       : []),
   ];
-  const runHint = recordedRunHint(state);
-  const footer: Row[] = [
-    ...(state.recorded.notice ? [row(state.recorded.notice.text, state.recorded.notice.tone)] : []),
-    row(`↑/↓ choose · Enter open${runHint === null ? '' : ` · ${runHint}`} · q quit`, 'dim'),
-  ];
+  const keys = keyHint(state);
+  const notice = state.recorded.notice
+    ? [row(state.recorded.notice.text, state.recorded.notice.tone)]
+    : [];
+  const footer: Row[] = [...notice, row(keys, 'dim')];
   const changes = state.changes;
   if (changes.status !== 'ready' || changes.value.length === 0) {
     const body =
@@ -61,14 +61,20 @@ export function changesFrame(state: UiState, size: Size, now: number, note?: str
     return row(text, selected ? 'selected' : 'plain');
   });
   const top = keepInView(list.top, list.selected, body.length, height);
-  return { header, body, top, height, footer: [moreRow(top, height, body.length)] };
+  return {
+    header,
+    body,
+    top,
+    height,
+    footer: [...notice, moreRow(top, height, body.length, keys)],
+  };
 }
 
 /**
  * The key hint, and how many changes lie above and below the window: the selected row may be
  * the last one shown, so the count goes in the footer rather than over a row of the list.
  */
-function moreRow(top: number, height: number, count: number): Row {
+function moreRow(top: number, height: number, count: number, keys: string): Row {
   const above = top;
   const below = Math.max(0, count - (top + height));
   // First, so that a narrow terminal cuts off the key hint rather than the count.
@@ -80,7 +86,13 @@ function moreRow(top: number, height: number, count: number): Row {
         : below > 0
           ? `↓ ${below} more below · `
           : '';
-  return row(`${more}↑/↓ choose · Enter open · q quit`, 'dim');
+  return row(`${more}${keys}`, 'dim');
+}
+
+/** The keys of the list, with those of a recorded run when the selected change has one. */
+function keyHint(state: UiState): string {
+  const runHint = recordedRunHint(state);
+  return `↑/↓ choose · Enter open${runHint === null ? '' : ` · ${runHint}`} · q quit`;
 }
 
 function emptyState(): Row[] {
