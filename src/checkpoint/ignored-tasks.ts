@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { commitTree } from '../git/commit.js';
 import { git, gitOut } from '../git/git.js';
+import { ignoredUntracked } from '../git/status.js';
 import type { RunGit } from './run-git.js';
 import { errnoCode } from '../core/error-details.js';
 
@@ -20,17 +21,11 @@ type Manifest = Record<string, string>;
 
 /** The change's tasks.md files that are ignored and untracked, anywhere in the work tree. */
 async function ignoredTasksFiles(g: RunGit): Promise<string[]> {
-  const out = await git(g.ctx, [
-    'ls-files',
-    '-z',
-    '--others',
-    '--ignored',
-    '--exclude-standard',
-    '--',
-    `:(glob)**/openspec/changes/${g.change}/tasks.md`,
-  ]);
-  // git lists an ignored nested repository (`vendor/lib/`) whatever the pathspec says.
-  return out.stdout.split('\0').filter((file) => file.endsWith('/tasks.md'));
+  const found = await ignoredUntracked(g.ctx, {
+    pathspec: [`:(glob)**/openspec/changes/${g.change}/tasks.md`],
+  });
+  // An ignored nested repository is listed whatever the pathspec says.
+  return found.filter((file) => file.endsWith('/tasks.md'));
 }
 
 function manifestFile(g: RunGit, checkpoint: string): string {

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from '../core/error-details.js';
-import { git } from '../git/git.js';
+import { ignoredUntracked } from '../git/status.js';
 import type { RunGit } from './run-git.js';
 
 /**
@@ -125,15 +125,7 @@ export class RepoGuard {
 
 /** Untracked files git ignores now, ignored folders named once (`node_modules/`). */
 async function ignoredPaths(g: RunGit): Promise<string[]> {
-  const out = await git(g.ctx, [
-    'ls-files',
-    '-z',
-    '--others',
-    '--ignored',
-    '--exclude-standard',
-    '--directory',
-  ]);
-  return splitNul(out.stdout);
+  return ignoredUntracked(g.ctx, { folders: true });
 }
 
 function splitNul(text: string): string[] {

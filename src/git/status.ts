@@ -168,3 +168,19 @@ export async function dirtySubmodules(ctx: GitContext, root: string): Promise<st
   }
   return dirty;
 }
+
+/**
+ * Untracked files git ignores now (`ls-files --others --ignored --exclude-standard`), below
+ * `pathspec` when given; `folders` names an ignored folder once (`node_modules/`). Git also
+ * lists an ignored nested repository (`vendor/lib/`) whatever the pathspec says.
+ */
+export async function ignoredUntracked(
+  ctx: GitContext,
+  opts: { folders?: boolean; pathspec?: string[] } = {},
+): Promise<string[]> {
+  const args = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard'];
+  if (opts.folders) args.push('--directory');
+  if (opts.pathspec) args.push('--', ...opts.pathspec);
+  const out = await git(ctx, args);
+  return out.stdout.split('\0').filter((path) => path !== '');
+}
