@@ -1,29 +1,23 @@
 import { RuntimeError, UsageError } from '../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { attemptName, attemptRef } from './paths.js';
-import type { RunPaths } from './paths.js';
 import { NO_FIGURES, recordAcceptance, recordChoice, recordRevertedAttempt } from './records.js';
 import type { AttemptEnding } from './records.js';
-import { RecordedRun } from './recorded-run.js';
+import { GuardedRun } from './guarded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
 import { commitStory } from './accept.js';
 import { clearStaleIndexLock } from '../git/index-lock.js';
-import { attemptRefTips, deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import { returnToOriginal } from './finish.js';
-import type { HeadPosition, RepoLocation } from '../git/repo.js';
+import type { HeadPosition } from '../git/repo.js';
 import { restoreCheckpoint } from './revert.js';
 import { saveWorkTree } from './save-attempt.js';
 import type { CallOptions, EnsureResult, RevertResult } from './types.js';
-import { engineContext } from './run-git.js';
-import type { EngineOptions, RunGit } from './run-git.js';
 import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { undoStart } from './start-undo.js';
 import { assertOriginalFree } from './worktrees.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
-import { dirtySubmodules, headAndCleanliness, operationInProgress } from '../git/status.js';
-import { statusEntries } from '../git/status.js';
-import { RepoGuard, type Protection } from './repo-guard.js';
+import { headAndCleanliness, operationInProgress } from '../git/status.js';
 
 /**
  * One recorded run and the git protocol on it (docs/contract.md, "The git protocol"): the loop keeps
@@ -33,21 +27,7 @@ import { RepoGuard, type Protection } from './repo-guard.js';
  * first, so a crash half-way is finished by `finishInterruptedStep` (which every method calls
  * when it finds one).
  */
-export class CheckpointRun extends RecordedRun {
-  /** The repository as it was before the first attempt (see repo-guard.ts). */
-  private guard: RepoGuard | null = null;
-  /** What the git sequences did on their own that the user should be told (`takeNotices`). */
-  private notices: string[] = [];
-
-  constructor(
-    readonly repo: RepoLocation,
-    paths: RunPaths,
-    state: RunState,
-    private readonly options: EngineOptions,
-  ) {
-    super(paths, state);
-  }
-
+export class CheckpointRun extends GuardedRun {
   /**
    * Commits the work tree as the story's checkpoint and records the story as completed, with
    * what its attempt spent; returns the new checkpoint sha.
@@ -216,34 +196,6 @@ export class CheckpointRun extends RecordedRun {
     return step;
   }
 
-  /**
-   * What the last git sequences did on their own that the user should know (a config put
-   * back, a nested repository turned into files, a secret left out); each is returned once.
-   */
-  takeNotices(): string[] {
-    return this.notices.splice(0);
-  }
-
-  /** Submodules with changes of their own, which no revert touches (so they are reported). */
-  async dirtySubmodules(opts: CallOptions = {}): Promise<string[]> {
-    return dirtySubmodules(this.runGit(opts).ctx, this.repo.root);
-  }
-
-  /** Attempt refs of this change (every failed attempt's saved work). */
-  async attemptRefs(opts: CallOptions = {}): Promise<string[]> {
-    return listAttemptRefs(this.runGit(opts).ctx, this.change);
-  }
-
-  /** Attempt refs of this change with their commits (to tell which ones a command wrote). */
-  async attemptRefTips(opts: CallOptions = {}): Promise<Map<string, string>> {
-    return attemptRefTips(this.runGit(opts).ctx, this.change);
-  }
-
-  /** Deletes the attempt refs of this change (`--prune`) but `keep`; returns how many. */
-  async pruneAttemptRefs(opts: CallOptions = {}, keep: readonly string[] = []): Promise<number> {
-    return deleteAttemptRefs(this.runGit(opts).ctx, this.change, keep);
-  }
-
   /** The revert sequence; `record` is written with its end, in the same state write. */
   private async saveAndRevert(
     storyId: string,
@@ -271,25 +223,6 @@ export class CheckpointRun extends RecordedRun {
       record(draft);
     });
     return { toSha, savedRef };
-  }
-
-  /**
-   * Before any git sequence: the first time, takes the repository's guard (its config and
-   * ignored files, before any agent ran); afterwards puts back what an agent changed.
-   */
-  private async protect(opts: CallOptions, label: string): Promise<Protection> {
-    const g = this.runGit(opts);
-    if (this.guard === null) this.guard = await RepoGuard.capture(g);
-    else this.notices.push(...(await this.guard.restore(g, label)));
-    return { guard: this.guard, label, notices: this.notices };
-  }
-
-  /** The work tree differs only by files that were ignored at the start (un-ignored since). */
-  private async onlyIgnoredAtStart(opts: CallOptions): Promise<boolean> {
-    const guard = this.guard;
-    if (guard === null || guard.ignored.length === 0) return false;
-    const entries = await statusEntries(this.runGit(opts).ctx, { submodules: 'dirty' });
-    return entries.every((e) => e.code === '??' && guard.isIgnoredAtStart(e.path));
   }
 
   /** HEAD on the run's branch at the checkpoint, with no git operation half-way. */
@@ -338,17 +271,6 @@ export class CheckpointRun extends RecordedRun {
     await this.update((draft) =>
       recordChoice(draft, choice, outcome ?? draft.outcome ?? 'stopped', final),
     );
-  }
-
-  private runGit(opts: CallOptions): RunGit {
-    const { signal } = opts;
-    return {
-      ctx: engineContext(this.repo, { ...this.options, ...(signal ? { signal } : {}) }),
-      repo: this.repo,
-      change: this.change,
-      branch: this.branch,
-      paths: this.paths,
-    };
   }
 }
 

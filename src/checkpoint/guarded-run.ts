@@ -1,0 +1,89 @@
+import type { RunPaths } from './paths.js';
+import { RecordedRun } from './recorded-run.js';
+import type { RunState } from './state.js';
+import { attemptRefTips, deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
+import type { RepoLocation } from '../git/repo.js';
+import type { CallOptions } from './types.js';
+import { engineContext } from './run-git.js';
+import type { EngineOptions, RunGit } from './run-git.js';
+import { dirtySubmodules, statusEntries } from '../git/status.js';
+import { RepoGuard, type Protection } from './repo-guard.js';
+
+/**
+ * A recorded run with its repository: the engine's git context, the guard that puts back what
+ * an agent changed in the git directory (repo-guard.ts), the notices of the git sequences, and
+ * the queries on the run's refs. The git protocol itself is CheckpointRun's (checkpoint.ts).
+ */
+export abstract class GuardedRun extends RecordedRun {
+  /** The repository as it was before the first attempt (see repo-guard.ts). */
+  private guard: RepoGuard | null = null;
+  /** What the git sequences did on their own that the user should be told (`takeNotices`). */
+  protected notices: string[] = [];
+
+  constructor(
+    readonly repo: RepoLocation,
+    paths: RunPaths,
+    state: RunState,
+    private readonly options: EngineOptions,
+  ) {
+    super(paths, state);
+  }
+
+  /**
+   * What the last git sequences did on their own that the user should know (a config put
+   * back, a nested repository turned into files, a secret left out); each is returned once.
+   */
+  takeNotices(): string[] {
+    return this.notices.splice(0);
+  }
+
+  /** Submodules with changes of their own, which no revert touches (so they are reported). */
+  async dirtySubmodules(opts: CallOptions = {}): Promise<string[]> {
+    return dirtySubmodules(this.runGit(opts).ctx, this.repo.root);
+  }
+
+  /** Attempt refs of this change (every failed attempt's saved work). */
+  async attemptRefs(opts: CallOptions = {}): Promise<string[]> {
+    return listAttemptRefs(this.runGit(opts).ctx, this.change);
+  }
+
+  /** Attempt refs of this change with their commits (to tell which ones a command wrote). */
+  async attemptRefTips(opts: CallOptions = {}): Promise<Map<string, string>> {
+    return attemptRefTips(this.runGit(opts).ctx, this.change);
+  }
+
+  /** Deletes the attempt refs of this change (`--prune`) but `keep`; returns how many. */
+  async pruneAttemptRefs(opts: CallOptions = {}, keep: readonly string[] = []): Promise<number> {
+    return deleteAttemptRefs(this.runGit(opts).ctx, this.change, keep);
+  }
+
+  /**
+   * Before any git sequence: the first time, takes the repository's guard (its config and
+   * ignored files, before any agent ran); afterwards puts back what an agent changed.
+   */
+  protected async protect(opts: CallOptions, label: string): Promise<Protection> {
+    const g = this.runGit(opts);
+    if (this.guard === null) this.guard = await RepoGuard.capture(g);
+    else this.notices.push(...(await this.guard.restore(g, label)));
+    return { guard: this.guard, label, notices: this.notices };
+  }
+
+  /** The work tree differs only by files that were ignored at the start (un-ignored since). */
+  protected async onlyIgnoredAtStart(opts: CallOptions): Promise<boolean> {
+    const guard = this.guard;
+    if (guard === null || guard.ignored.length === 0) return false;
+    const entries = await statusEntries(this.runGit(opts).ctx, { submodules: 'dirty' });
+    return entries.every((e) => e.code === '??' && guard.isIgnoredAtStart(e.path));
+  }
+
+  protected runGit(opts: CallOptions): RunGit {
+    const { signal } = opts;
+    return {
+      ctx: engineContext(this.repo, { ...this.options, ...(signal ? { signal } : {}) }),
+      repo: this.repo,
+      change: this.change,
+      branch: this.branch,
+      paths: this.paths,
+    };
+  }
+}
