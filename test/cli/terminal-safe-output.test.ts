@@ -1,22 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProgressPrinter } from '../../src/cli/render/progress.js';
-import { renderChange } from '../../src/cli/render/show.js';
 import { plainStyle } from '../../src/format/style.js';
+import { renderChange } from '../../src/cli/render/show.js';
 import { readChange } from '../../src/openspec/changes.js';
 import { makeTempDir, removeTempDir, writeTree } from '../openspec/helpers.js';
+import { printed } from '../support/plain-output.js';
 
 // Story titles, tasks and scenarios come from the change's files (an agent may write them) and
 // error messages can quote git's or an agent's output: none may move the cursor, retitle the terminal or clear the screen of the plain output.
 const HOSTILE = 'Greet\u001b[2J\u001b]0;owned\u0007 the user\u001b[1A';
-
-function printed(events: Parameters<ProgressPrinter['handle']>[0][]): string {
-  let out = '';
-  const printer = new ProgressPrinter((text) => {
-    out += text;
-  }, plainStyle);
-  for (const event of events) printer.handle(event);
-  return out;
-}
 
 describe('the plain run output', () => {
   it('prints a story title from tasks.md without its escape sequences', () => {

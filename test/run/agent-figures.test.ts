@@ -1,30 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProgressPrinter } from '../../src/cli/render/progress.js';
 import type { RunEvent } from '../../src/core/events.js';
 import { knownCost } from '../../src/core/run-summary.js';
-import { plainStyle } from '../../src/format/style.js';
 import { formatCost } from '../../src/format/units.js';
 import { applyEvents, initialLoopView, type LoopView } from '../../src/ui/state/loop-view.js';
 import { LoopHarness } from '../support/loop-harness.js';
 import { ofType, single, stories, succeed } from './helpers.js';
-
-/** What `ralphtool run` prints without --json for these events. */
-function printed(events: readonly RunEvent[]): string {
-  let out = '';
-  const printer = new ProgressPrinter((text) => {
-    out += text;
-  }, plainStyle);
-  for (const event of events) printer.handle(event);
-  return out;
-}
-
-/** The summary table's row for a story: its cells split on runs of spaces. */
-function row(stdout: string, storyId: string): string[] | undefined {
-  return stdout
-    .split('\n')
-    .map((line) => line.trim().split(/\s{2,}/))
-    .find((cells) => cells[0] === storyId && cells.length >= 4);
-}
+import { printed, row } from '../support/plain-output.js';
 
 /** The UI's loop view folded from these events. */
 function viewOf(events: readonly RunEvent[]): LoopView {

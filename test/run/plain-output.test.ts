@@ -3,6 +3,7 @@ import { ProgressPrinter } from '../../src/cli/render/progress.js';
 import { plainStyle } from '../../src/format/style.js';
 import { LoopHarness } from '../support/loop-harness.js';
 import { RunFixture, stories, succeed } from './helpers.js';
+import { row } from '../support/plain-output.js';
 
 const CHANGE = 'plain-progress';
 
@@ -11,14 +12,6 @@ afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
-
-/** The summary table's row for a story: its cells split on runs of spaces. */
-function row(stdout: string, storyId: string): string[] | undefined {
-  return stdout
-    .split('\n')
-    .map((line) => line.trim().split(/\s{2,}/))
-    .find((cells) => cells[0] === storyId && cells.length >= 4);
-}
 
 describe('ralphtool run without --json', () => {
   it('prints story n/total, failures with kind and reason, checkpoints and a summary table', async () => {

@@ -1,13 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProgressPrinter } from '../../src/cli/render/progress.js';
 import type { RunEvent } from '../../src/core/events.js';
-import { plainStyle } from '../../src/format/style.js';
 import { formatDuration } from '../../src/format/units.js';
 import { applyEvents, initialLoopView } from '../../src/ui/state/loop-view.js';
 import { storyStatus } from '../../src/ui/state/loop-status.js';
 import { LoopHarness } from '../support/loop-harness.js';
 import { runCli, type CliRun } from '../support/cli.js';
 import { ofType, RunFixture, single, stories, succeed } from './helpers.js';
+import { printed, row } from '../support/plain-output.js';
 
 // docs/contract.md, "The summary": after `resume`, the figures of the stories earlier invocations
 // finished (attempts, cost, time, from the run state) are in the table and in run.finished; a stop
@@ -26,24 +25,6 @@ function events(result: CliRun): RunEvent[] {
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as RunEvent);
-}
-
-/** What `ralphtool run` prints without --json for these events. */
-function printed(list: readonly RunEvent[]): string {
-  let out = '';
-  const printer = new ProgressPrinter((text) => {
-    out += text;
-  }, plainStyle);
-  for (const event of list) printer.handle(event);
-  return out;
-}
-
-/** The summary table's row for a story: its cells split on runs of spaces. */
-function row(stdout: string, storyId: string): string[] | undefined {
-  return stdout
-    .split('\n')
-    .map((line) => line.trim().split(/\s{2,}/))
-    .find((cells) => cells[0] === storyId && cells.length >= 4);
 }
 
 /** `ralphtool run|resume` with the fake agent as `claude` (each of its results costs $0.0125). */

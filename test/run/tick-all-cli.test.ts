@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
 import { parseTasks } from '../../src/openspec/tasks.js';
 import { ofType, RunFixture, stories } from './helpers.js';
+import { row } from '../support/plain-output.js';
 
 // End to end (the real CLI, the executable fake agent): an agent told to "mark all tasks done"
 // ticks every task of every story. Each story must still run its own attempt (docs/contract.md,
@@ -16,14 +17,6 @@ afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
-
-/** The summary table's row for a story: its cells split on runs of spaces. */
-function row(stdout: string, storyId: string): string[] | undefined {
-  return stdout
-    .split('\n')
-    .map((line) => line.trim().split(/\s{2,}/))
-    .find((cells) => cells[0] === storyId && cells.length >= 4);
-}
 
 /** Stories done in tasks.md at a commit of the run's branch. */
 function doneAt(f: RunFixture, rev: string): string[] {
