@@ -44,9 +44,9 @@ export async function undoStart(g: RunGit, state: RunState): Promise<boolean> {
   if (state.originalSha === null) {
     await git(ctx, ['read-tree', '--empty'], { context: 'could not unstage the files' });
   } else {
-    // --no-refresh: a refresh re-hashes files whose timestamps are racy, through the very clean
+    // read-tree, not reset: reset re-hashes files whose timestamps are racy, through the clean
     // filter that may be why the start stopped; the index only needs to be the commit's again.
-    await git(ctx, ['reset', '-q', '--no-refresh'], { context: 'could not unstage the files' });
+    await git(ctx, ['read-tree', state.originalSha], { context: 'could not unstage the files' });
   }
   if ((await branchSha(ctx, g.branch)) !== null) {
     await git(ctx, ['branch', '-q', '-D', g.branch], { context: `could not delete ${g.branch}` });
