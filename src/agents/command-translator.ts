@@ -1,5 +1,36 @@
 import { lastSignalText } from '../core/signal.js';
-import type { AgentEvent, StreamTranslator, TranslatedOutcome } from './types.js';
+import type { AgentEvent, AgentLimit, StreamTranslator, TranslatedOutcome } from './types.js';
+
+/**
+ * The `command` agent's limit convention (docs/contract.md, "Usage limits"): exit code 75
+ * (EX_TEMPFAIL) means "limited, try later"; a line `ralphtool-resets-at: <time>` on stdout or
+ * stderr (ISO 8601, or Unix seconds) says when. The last such line counts.
+ */
+export const LIMIT_EXIT_CODE = 75;
+const RESETS_AT = /^\s*ralphtool-resets-at:\s*(\S+)\s*$/im;
+
+/** The reset time of a `ralphtool-resets-at:` value as ISO 8601; null when it is not a time. */
+export function parseResetsAt(value: string): string | null {
+  const ms = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}
+
+function commandLimit(lines: readonly string[]): AgentLimit {
+  let resetsAt: string | null = null;
+  for (const line of lines) {
+    const match = RESETS_AT.exec(line);
+    if (match?.[1] !== undefined) resetsAt = parseResetsAt(match[1]) ?? resetsAt;
+  }
+  return {
+    kind: resetsAt === null ? 'rate' : 'usage',
+    resetsAt,
+    source: `exit ${LIMIT_EXIT_CODE}`,
+    message:
+      resetsAt === null
+        ? `the agent exited with code ${LIMIT_EXIT_CODE} (try again later)`
+        : `the agent exited with code ${LIMIT_EXIT_CODE}; its limit resets at ${resetsAt}`,
+  };
+}
 
 const DEFAULT_ANSWER_CHARS = 256 * 1024;
 /** How far into the kept part a signal that starts in the cut part may reach. */
@@ -17,6 +48,8 @@ export function createCommandTranslator(
   // The last signal of the part of stdout that was trimmed away: output printed after a
   // signal must not make it vanish (the last signal of the whole answer counts).
   let carried = '';
+  // `ralphtool-resets-at:` lines seen on stdout (only read when the agent exits with 75).
+  const resetLines: string[] = [];
   const trim = (): void => {
     const cut = answer.length - limit;
     const signal = lastSignalText(answer.slice(0, cut + SIGNAL_OVERLAP_CHARS));
@@ -26,14 +59,19 @@ export function createCommandTranslator(
   return {
     push(line): AgentEvent[] {
       answer += `${line}\n`;
+      if (line.includes('ralphtool-resets-at:')) resetLines.push(line);
       // Trim in batches so that a long run of short lines stays cheap.
       if (answer.length > 2 * limit) trim();
       return line.trim() === '' ? [] : [{ type: 'message', text: line }];
     },
-    finish(): TranslatedOutcome {
+    finish(stderrTail, exitCode): TranslatedOutcome {
       if (answer.length > limit) trim();
       const finalAnswer = carried ? `${carried}\n${answer}` : answer;
-      return { finalAnswer, agentError: null, fatal: null };
+      const limited =
+        exitCode === LIMIT_EXIT_CODE
+          ? commandLimit([...resetLines, ...stderrTail.split('\n')])
+          : null;
+      return { finalAnswer, agentError: null, fatal: null, limit: limited };
     },
   };
 }

@@ -64,7 +64,7 @@ export async function runAgentProcess(
     throw new RuntimeError(`Could not start \`${launch.program}\`: ${result.spawnError}`);
   }
 
-  const outcome = launch.translator.finish(result.stderrTail);
+  const outcome = launch.translator.finish(result.stderrTail, result.exitCode);
   return {
     finalAnswer: outcome.finalAnswer,
     exitCode: result.exitCode,
@@ -74,6 +74,7 @@ export async function runAgentProcess(
     stderrTail: result.stderrTail,
     agentError: outcome.agentError,
     fatal: outcome.fatal,
+    limit: outcome.limit ?? null,
   };
 }
 

@@ -1,4 +1,17 @@
-import type { TokenUsage } from '../core/events.js';
+import type { LimitKind, TokenUsage } from '../core/events.js';
+
+/**
+ * The agent's own report that it stopped at a usage/rate limit or a transient API error (never
+ * text it merely printed or read): the attempt is waited out, not counted.
+ */
+export interface AgentLimit {
+  kind: LimitKind;
+  /** When the limit resets (ISO 8601), when the agent said so. */
+  resetsAt: string | null;
+  /** Which report said so, e.g. `claude rate_limit_event`, `codex turn.failed`, `exit 75`. */
+  source: string;
+  message: string;
+}
 
 /** What every agent backend reports, whatever its vendor's stream looks like. */
 export type AgentEvent =
@@ -54,6 +67,8 @@ export interface AttemptOutput {
   agentError: string | null;
   /** Retrying cannot help (not logged in, refused to run as root): the run stops with this message. */
   fatal: string | null;
+  /** The attempt ended at a limit the agent reported; null otherwise. */
+  limit: AgentLimit | null;
 }
 
 export interface AgentBackend {
@@ -66,14 +81,19 @@ export interface TranslatedOutcome {
   finalAnswer: string;
   agentError: string | null;
   fatal: string | null;
+  /** Absent or null: no limit was reported. */
+  limit?: AgentLimit | null;
 }
 
 /** Turns one vendor's stdout lines into AgentEvents. Pure: no I/O, no clock. */
 export interface StreamTranslator {
   /** Events for one stdout line; `truncated` when the line was cut for being too long. */
   push(line: string, truncated: boolean): AgentEvent[];
-  /** Called once after the process ended, with the end of its stderr. */
-  finish(stderrTail: string): TranslatedOutcome;
+  /**
+   * Called once after the process ended, with the end of its stderr and its exit code (a
+   * `command` agent's exit 75 is a limit).
+   */
+  finish(stderrTail: string, exitCode?: number | null): TranslatedOutcome;
   /**
    * False for a line that is no progress (a retry or reconnect notice): it does not reset the
    * idle timer, so an agent that only ever retries is still stopped. Absent: every line is.

@@ -9,7 +9,11 @@ export const NO_FIGURES: AttemptFigures = { costUsd: 0, durationMs: 0 };
 export type AttemptEnding =
   | { ended: 'failed'; failure: AttemptFailure; figures: AttemptFigures }
   | { ended: 'stopped'; figures: AttemptFigures }
-  | { ended: 'fatal'; figures: AttemptFigures };
+  | { ended: 'fatal'; figures: AttemptFigures }
+  /** At a usage/rate limit or a transient API error: not counted, waited out. */
+  | { ended: 'limited'; figures: AttemptFigures }
+  /** The agent asked a question: not counted, the run parks until it is answered. */
+  | { ended: 'blocked'; question: string; figures: AttemptFigures };
 
 // What each step of the loop writes into the run state, defined once: the CheckpointRun
 // writes these with its git results, and its crash replay writes the very same.
@@ -44,8 +48,9 @@ export function recordAcceptance(draft: RunState, storyId: string, figures: Atte
 
 /**
  * A failed attempt counts against its story, and its failure is what the next prompt is told.
- * A stopped attempt, or one that could not run (not logged in, agent CLI gone), does not count:
- * a resume tries it afresh instead of finding it exhausted, with the failure before it.
+ * A stopped attempt, one that could not run (not logged in, agent CLI gone), one that met a
+ * usage limit or asked a question does not count: a resume tries it afresh instead of finding
+ * it exhausted, with the failure before it. What it spent counts all the same (the budget).
  */
 export function recordRevertedAttempt(
   draft: RunState,

@@ -5,7 +5,7 @@ import { didYouMean } from '../core/suggest.js';
 import { ON_PATH, reachable } from '../core/reach.js';
 import type { CommandIO } from './io.js';
 import { packageVersion } from './version.js';
-import { addRunOptions, type RawRunFlags } from './run-flags.js';
+import { addAnswerOptions, addRunOptions, type RawRunFlags } from './run-flags.js';
 import type { FinishFlags } from './commands/finish.js';
 
 /**
@@ -77,12 +77,14 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts, mode: 'start' }));
   });
 
-  addRunOptions(
-    program
-      .command('resume')
-      .option('-C, --cwd <dir>', 'run as if started in <dir>')
-      .description('continue an interrupted run from its last checkpoint')
-      .argument('<change>', 'change name'),
+  addAnswerOptions(
+    addRunOptions(
+      program
+        .command('resume')
+        .option('-C, --cwd <dir>', 'run as if started in <dir>')
+        .description('continue an interrupted run from its last checkpoint')
+        .argument('<change>', 'change name'),
+    ),
   ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');
     setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts, mode: 'resume' }));

@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import { messageOf } from '../core/error-details.js';
 import { UsageError } from '../core/errors.js';
 import { splitCommandLine } from '../process/command-line.js';
 import {
   DEFAULT_RUN_OPTIONS,
   type AgentKind,
   type OnComplete,
+  type OnLimit,
   type RunOptions,
 } from '../run/options.js';
 import { parseChoice, parseCount, parseDuration, parsePositiveDuration } from './options.js';
@@ -23,10 +26,27 @@ export interface RawRunFlags {
   onComplete?: string;
   json?: boolean;
   force?: boolean;
+  onLimit?: string;
+  maxWait?: string;
+  maxCost?: string;
+  maxStoryCost?: string;
+  maxDuration?: string;
+  verifyStrict?: boolean;
+  notify?: string[];
+  notifyUrl?: string[];
+  /** resume only */
+  answer?: string;
+  answerFile?: string;
 }
 
 const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'command'];
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
+const ON_LIMIT: readonly OnLimit[] = ['wait', 'stop'];
+
+const repeatable = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  value,
+];
 
 export function addRunOptions(cmd: Command): Command {
   return cmd
@@ -58,7 +78,7 @@ export function addRunOptions(cmd: Command): Command {
       new Option(
         '--verify <cmdline>',
         'run after COMPLETE; non-zero exit fails the attempt (repeatable)',
-      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+      ).argParser(repeatable),
     )
     .addOption(
       new Option(
@@ -72,7 +92,58 @@ export function addRunOptions(cmd: Command): Command {
         'ask, cleanup or keep (default: ask on a TTY, else keep)',
       ),
     )
+    .addOption(
+      new Option(
+        '--verify-strict',
+        'a --verify command blocks from the first attempt, even if it failed before the run',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--on-limit <what>',
+        'at a usage/rate limit: wait for its reset, or stop (default: wait)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--max-wait <duration>',
+        'longest total wait for usage limits, then stop with exit 5 (default: 8h)',
+      ),
+    )
+    .addOption(new Option('--max-cost <usd>', 'stop at this total cost of the run (exit 5)'))
+    .addOption(new Option('--max-story-cost <usd>', 'stop when one story costs this much (exit 5)'))
+    .addOption(
+      new Option(
+        '--max-duration <duration>',
+        'stop at the next attempt boundary after this long, waits included (exit 5)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--notify <cmdline>',
+        'run this program (event JSON on stdin) when the run ends, blocks or waits (repeatable)',
+      ).argParser(repeatable),
+    )
+    .addOption(
+      new Option(
+        '--notify-url <url>',
+        'POST the same event JSON to this URL (repeatable)',
+      ).argParser(repeatable),
+    )
     .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
+}
+
+/** `resume` only: the answer to the question a blocked run asked. */
+export function addAnswerOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--answer <text>', 'answer the question the blocked run asked (resume only)'),
+    )
+    .addOption(
+      new Option('--answer-file <file>', 'read the answer from a file (resume only)').conflicts(
+        'answer',
+      ),
+    );
 }
 
 /** Validates raw flags into RunOptions; any mistake is a UsageError (exit 2). */
@@ -147,7 +218,83 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     onComplete,
     json: flags.json === true,
     force: flags.force === true,
+    ...unattendedOptions(flags),
   };
+}
+
+/** The flags of unattended runs: limits, budgets, the verify ratchet, notifications, the answer. */
+function unattendedOptions(
+  flags: RawRunFlags,
+): Pick<
+  RunOptions,
+  | 'onLimit'
+  | 'maxWaitMs'
+  | 'maxCostUsd'
+  | 'maxStoryCostUsd'
+  | 'maxDurationMs'
+  | 'verifyStrict'
+  | 'notify'
+  | 'notifyUrls'
+  | 'answer'
+> {
+  for (const notify of flags.notify ?? []) {
+    if (splitCommandLine(notify, '--notify').length === 0)
+      throw new UsageError('--notify: the command is empty');
+  }
+  for (const url of flags.notifyUrl ?? []) parseNotifyUrl(url);
+  return {
+    onLimit:
+      flags.onLimit === undefined
+        ? DEFAULT_RUN_OPTIONS.onLimit
+        : parseChoice(flags.onLimit, ON_LIMIT, '--on-limit'),
+    maxWaitMs: parsedOr(flags.maxWait, '--max-wait', parseDuration, DEFAULT_RUN_OPTIONS.maxWaitMs),
+    maxCostUsd: parsedOr(flags.maxCost, '--max-cost', parseUsd, null),
+    maxStoryCostUsd: parsedOr(flags.maxStoryCost, '--max-story-cost', parseUsd, null),
+    maxDurationMs: parsedOr(flags.maxDuration, '--max-duration', parsePositiveDuration, null),
+    verifyStrict: flags.verifyStrict === true,
+    notify: flags.notify ?? [],
+    notifyUrls: flags.notifyUrl ?? [],
+    answer: readAnswer(flags),
+  };
+}
+
+/** A budget in US dollars: a number above zero (`5`, `2.50`, `$3`). */
+export function parseUsd(text: string, flag: string): number {
+  const match = /^\s*\$?\s*(\d+(?:\.\d+)?|\.\d+)\s*$/.exec(text);
+  const value = match ? Number(match[1]) : Number.NaN;
+  if (!Number.isFinite(value)) {
+    throw new UsageError(`${flag}: "${text}" is not an amount in US dollars: use e.g. 5 or 2.50`);
+  }
+  if (value <= 0) throw new UsageError(`${flag}: must be greater than 0`);
+  return value;
+}
+
+function parseNotifyUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--notify-url: "${text}" is not a URL: use e.g. https://ntfy.sh/my-topic`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--notify-url: "${text}" is not an http or https URL`);
+  }
+  return url;
+}
+
+/** `--answer` as given, or the text of `--answer-file`; a blank answer is a mistake. */
+function readAnswer(flags: RawRunFlags): string | null {
+  let answer: string | undefined = flags.answer;
+  if (flags.answerFile !== undefined) {
+    try {
+      answer = readFileSync(flags.answerFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--answer-file: cannot read ${flags.answerFile}: ${messageOf(error)}`);
+    }
+  }
+  if (answer === undefined) return null;
+  if (answer.trim() === '') throw new UsageError('--answer: the answer is empty');
+  return answer.trim();
 }
 
 /** A flag's parsed value, or the default when the flag was not given. */

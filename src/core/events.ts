@@ -1,7 +1,20 @@
 /** The loop's event stream (docs/contract.md, "Events"): the UI and the NDJSON writer render these. */
 
 /** How a run ended; the literal lists are what the run state accepts on disk too. */
-export const RUN_OUTCOMES = ['complete', 'max-retries', 'stopped', 'error'] as const;
+export const RUN_OUTCOMES = [
+  'complete',
+  'max-retries',
+  'stopped',
+  'error',
+  /** The agent asked a question only a person can answer (`<promise>BLOCKED: …</promise>`). */
+  'blocked',
+  /** A usage or rate limit lasted past `--max-wait`, or `--on-limit stop`. */
+  'limited',
+  /** `--max-cost` or `--max-story-cost` was reached. */
+  'budget',
+  /** `--max-duration` was reached. */
+  'time-limit',
+] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 /** What becomes of the run's branch at the end. */
@@ -23,6 +36,10 @@ export const FAILURE_KINDS = [
   'timeout',
   'idle-timeout',
   'stopped',
+  /** The agent hit a usage/rate limit or a transient API error: reverted, not counted, waited out. */
+  'limited',
+  /** The agent asked a question (BLOCKED): reverted, not counted, the run parks. */
+  'blocked',
 ] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
@@ -49,6 +66,22 @@ export interface TasksEdit {
     | 'story-added';
   storyId: string;
   taskId: string | null;
+}
+
+/**
+ * What kind of limit stopped an attempt: `usage` (the plan's usage window is spent), `rate`
+ * (too many requests), `overloaded` (the API is overloaded, 529), `server` (5xx), `connection`
+ * (the API could not be reached). The first two wait for the reset; the rest are transient.
+ */
+export const LIMIT_KINDS = ['usage', 'rate', 'overloaded', 'server', 'connection'] as const;
+export type LimitKind = (typeof LIMIT_KINDS)[number];
+
+/** One verify command's result on an attempt or at the baseline. */
+export interface VerifyResult {
+  command: string;
+  passed: boolean;
+  /** Failed at the baseline and not passed since: reported, not blocking (the ratchet). */
+  tolerated?: boolean;
 }
 
 export interface TokenUsage {
@@ -103,7 +136,49 @@ export type RunEvent =
       durationMs: number;
       isError: boolean;
     }
-  | { type: 'attempt.failed'; storyId: string; attempt: number; kind: FailureKind; reason: string }
+  | {
+      type: 'attempt.failed';
+      storyId: string;
+      attempt: number;
+      kind: FailureKind;
+      reason: string;
+      /** The verify commands that ran on this attempt, when any did. */
+      verify?: VerifyResult[];
+    }
+  | {
+      /**
+       * The attempt ended at a usage/rate limit or a transient API error: it is reverted, not
+       * counted, and the run waits `waitMs` (until `resetsAt` when the agent said when).
+       */
+      type: 'agent.limited';
+      storyId: string;
+      attempt: number;
+      kind: LimitKind;
+      /** Which report said so: e.g. `claude rate_limit_event`, `codex turn.failed`, `exit 75`. */
+      source: string;
+      message: string;
+      resetsAt: string | null;
+      waitMs: number;
+    }
+  | { type: 'limit.resumed'; storyId: string; waitedMs: number }
+  | {
+      /** The agent asked a question only a person can answer; the run parks (outcome `blocked`). */
+      type: 'story.blocked';
+      storyId: string;
+      attempt: number;
+      question: string;
+    }
+  | {
+      /** Each verify command run once on the checkpoint before the first attempt (the ratchet). */
+      type: 'verify.baseline';
+      results: VerifyResult[];
+    }
+  | {
+      /** A budget or time limit ended the run (outcome `budget` or `time-limit`). */
+      type: 'limit.reached';
+      limit: 'max-cost' | 'max-story-cost' | 'max-duration' | 'max-wait';
+      message: string;
+    }
   | {
       type: 'tasks.out-of-scope';
       storyId: string;
@@ -129,6 +204,8 @@ export type RunEvent =
       attempts: number;
       costUsd: number;
       durationMs: number;
+      /** The verify commands that ran on the accepted attempt, when any did. */
+      verify?: VerifyResult[];
     }
   | { type: 'story.exhausted'; storyId: string; attempts: number; reason: string }
   | { type: 'error'; message: string; fatal: boolean }
@@ -151,6 +228,8 @@ export type RunEvent =
       storiesTotal: number;
       costUsd: number;
       durationMs: number;
+      /** Outcome `blocked`: the story and the question that waits for `resume --answer`. */
+      question?: { storyId: string; text: string };
     };
 
 /** An event as written: every event carries its time. */

@@ -1,5 +1,5 @@
 import type { Story } from './change.js';
-import type { AttemptFailure } from './events.js';
+import type { AttemptFailure, LimitKind } from './events.js';
 import { parseSignal } from './signal.js';
 
 /** What the agent process did, as far as judging the attempt needs. */
@@ -10,6 +10,8 @@ export interface AttemptReport {
   timedOut: 'wall' | 'idle' | null;
   agentError: string | null;
   stderrTail: string;
+  /** The agent's own report of a usage/rate limit or a transient API error. */
+  limit?: { kind: LimitKind; message: string } | null;
 }
 
 /** A stop by the user is not judged: the attempt reports it as kind `stopped` before this. */
@@ -27,6 +29,10 @@ export function judgeAttempt(
   storyId: string,
   tasksPath: string,
 ): AttemptVerdict {
+  // A limit is no failure of the agent's: whatever else went wrong came from it.
+  if (report.limit) {
+    return { accepted: false, kind: 'limited', reason: report.limit.message };
+  }
   if (report.timedOut === 'wall') {
     return { accepted: false, kind: 'timeout', reason: 'the attempt ran past --agent-timeout' };
   }
@@ -43,6 +49,9 @@ export function judgeAttempt(
   const signal = parseSignal(report.finalAnswer);
   if (signal?.kind === 'failed') {
     return { accepted: false, kind: 'failed-signal', reason: signal.reason };
+  }
+  if (signal?.kind === 'blocked') {
+    return { accepted: false, kind: 'blocked', reason: signal.question };
   }
   if (signal === null) {
     if (report.exitCode === 0) {

@@ -10,7 +10,15 @@ export interface LoopPosition {
   stopRequested: boolean;
   /** A failure that retrying cannot fix (authentication, git broken): end the run. */
   fatalError: string | null;
+  /**
+   * An end the loop already decided on its way: a question asked (`blocked`), a usage limit
+   * not waited out (`limited`), a budget spent (`budget`, `time-limit`).
+   */
+  ending?: ParkedOutcome | null;
 }
+
+/** The outcomes that end a run before its stories do, at an attempt boundary. */
+export type ParkedOutcome = Extract<RunOutcome, 'blocked' | 'limited' | 'budget' | 'time-limit'>;
 
 export type NextStep =
   | { kind: 'attempt'; storyId: string; attempt: number }
@@ -26,6 +34,8 @@ export function nextStep(position: LoopPosition): NextStep {
   if (position.stopRequested) return { kind: 'finish', outcome: 'stopped', exhaustedStoryId: null };
   const story = position.stories.find((s) => !s.done);
   if (!story) return { kind: 'finish', outcome: 'complete', exhaustedStoryId: null };
+  // A budget spent by the last story's attempt still lets a complete run be complete.
+  if (position.ending) return { kind: 'finish', outcome: position.ending, exhaustedStoryId: null };
   const used = position.attempts[story.id] ?? 0;
   if (used >= position.maxRetries + 1) {
     return { kind: 'finish', outcome: 'max-retries', exhaustedStoryId: story.id };
@@ -44,6 +54,12 @@ export function exitCodeFor(outcome: RunOutcome): number {
       return 130;
     case 'error':
       return 1;
+    case 'blocked':
+      return 4;
+    case 'limited':
+    case 'budget':
+    case 'time-limit':
+      return 5;
   }
 }
 

@@ -1,8 +1,13 @@
 /** What the agent said at the end of its final answer (docs/contract.md, "Signals"). */
-export type AgentSignal = { kind: 'complete' } | { kind: 'failed'; reason: string };
+export type AgentSignal =
+  | { kind: 'complete' }
+  | { kind: 'failed'; reason: string }
+  /** A question only a person can answer: the run parks until `resume --answer`. */
+  | { kind: 'blocked'; question: string };
 
 // Whitespace inside the tags is tolerated: `<promise> COMPLETE </promise>`, `< promise >`.
-const SIGNAL = /<\s*promise\s*>\s*(COMPLETE|FAILED)\s*(?::([\s\S]*?))?<\s*\/\s*promise\s*>/gi;
+const SIGNAL =
+  /<\s*promise\s*>\s*(COMPLETE|FAILED|BLOCKED)\s*(?::([\s\S]*?))?<\s*\/\s*promise\s*>/gi;
 
 /** Longest failure reason kept; an agent can write a novel, the next prompt needs a summary. */
 export const MAX_REASON_LENGTH = 2_000;
@@ -20,6 +25,11 @@ export function parseSignal(finalAnswer: string): AgentSignal | null {
       continue;
     }
     const reason = (match[2] ?? '').trim();
+    if (keyword === 'BLOCKED') {
+      // A question without text cannot be answered: not a signal.
+      if (reason !== '') last = { kind: 'blocked', question: clip(reason) };
+      continue;
+    }
     last = { kind: 'failed', reason: clip(reason || 'no reason given') };
   }
   return last;

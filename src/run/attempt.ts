@@ -1,4 +1,4 @@
-import type { AgentBackend, AgentEvent } from '../agents/types.js';
+import type { AgentBackend, AgentEvent, AgentLimit } from '../agents/types.js';
 import type { Change, Requirement, Story } from '../core/change.js';
 import type { AttemptFailure, RunEvent } from '../core/events.js';
 import { judgeAttempt, type AttemptVerdict } from '../core/judge.js';
@@ -45,6 +45,8 @@ export interface AttemptResult {
   fatal: string | null;
   costUsd: number;
   durationMs: number;
+  /** The limit the agent reported, when the verdict is `limited`. */
+  limit?: AgentLimit;
   /** Absent when the agent did not get to an end that is judged, or tasks.md was unreadable. */
   tasksAfter?: TasksAfter;
 }
@@ -151,6 +153,10 @@ export async function runAttempt(
   const tasksAfter = await tasksScope(plan);
   if (verdict.accepted && tasksAfter && tasksAfter.ownBroken.length > 0) {
     verdict = ownTasksEdited(tasksAfter, plan);
+  }
+  if (!verdict.accepted && verdict.kind === 'limited' && output.limit) {
+    // Not the agent's doing: what it did to tasks.md is not reported, only reverted.
+    return { ...base, fatal: null, verdict, limit: output.limit };
   }
   const withTasks = tasksAfter ? { ...base, tasksAfter } : base;
   if (verdict.accepted && options.verify.length > 0) {

@@ -1,6 +1,8 @@
 /** The options of `run` and `resume`, validated (contract "`run` / `resume` options"). */
 export type AgentKind = 'claude' | 'codex' | 'command';
 export type OnComplete = 'ask' | 'cleanup' | 'keep';
+/** What a usage/rate limit does: wait for its reset (up to `maxWaitMs`) or stop the run. */
+export type OnLimit = 'wait' | 'stop';
 
 export interface RunOptions {
   agent: AgentKind;
@@ -20,6 +22,25 @@ export interface RunOptions {
   onComplete: OnComplete;
   json: boolean;
   force: boolean;
+  onLimit: OnLimit;
+  /** Longest total wait for usage/rate limits in one invocation before outcome `limited`. */
+  maxWaitMs: number;
+  /**
+   * Budgets; null = not given on this command line (a resume then keeps the recorded one).
+   * The run state records them, so `resume` continues the same budget.
+   */
+  maxCostUsd: number | null;
+  maxStoryCostUsd: number | null;
+  /** Wall clock of this invocation, waits included; null = none. */
+  maxDurationMs: number | null;
+  /** Verify commands block from the first attempt, even when they failed at the baseline. */
+  verifyStrict: boolean;
+  /** Programs (command lines, split, never a shell) told of the events people need to know. */
+  notify: readonly string[];
+  /** URLs the same events are POSTed to as JSON. */
+  notifyUrls: readonly string[];
+  /** `resume --answer` / `--answer-file`: the answer to the question a blocked run asked. */
+  answer: string | null;
 }
 
 export const DEFAULT_RUN_OPTIONS = {
@@ -29,4 +50,30 @@ export const DEFAULT_RUN_OPTIONS = {
   agentTimeoutMs: 60 * 60_000,
   idleTimeoutMs: 15 * 60_000,
   verifyTimeoutMs: 10 * 60_000,
+  onLimit: 'wait',
+  maxWaitMs: 8 * 60 * 60_000,
 } as const;
+
+/** The unattended-run options when no flag gives them: wait at limits, no budget, nobody told. */
+export const UNATTENDED_DEFAULTS: Pick<
+  RunOptions,
+  | 'onLimit'
+  | 'maxWaitMs'
+  | 'maxCostUsd'
+  | 'maxStoryCostUsd'
+  | 'maxDurationMs'
+  | 'verifyStrict'
+  | 'notify'
+  | 'notifyUrls'
+  | 'answer'
+> = {
+  onLimit: DEFAULT_RUN_OPTIONS.onLimit,
+  maxWaitMs: DEFAULT_RUN_OPTIONS.maxWaitMs,
+  maxCostUsd: null,
+  maxStoryCostUsd: null,
+  maxDurationMs: null,
+  verifyStrict: false,
+  notify: [],
+  notifyUrls: [],
+  answer: null,
+};

@@ -1,5 +1,5 @@
 import type { Story } from '../core/change.js';
-import { nextStep, type LoopPosition } from '../core/loop.js';
+import { nextStep, type LoopPosition, type ParkedOutcome } from '../core/loop.js';
 import type { LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 import { endRun, reportExhausted } from './run-end.js';
 import { attemptStory } from './story-attempt.js';
@@ -14,12 +14,13 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
   const started = Date.now();
   let stories = setup.change.stories;
   let fatalError: string | null = null;
+  let ending: ParkedOutcome | null = null;
   announceStart(setup, deps, stories);
   const reportDirtySubmodules = submoduleReporter(deps);
   await reportDirtySubmodules();
 
   for (;;) {
-    const step = nextStep(positionOf(setup, deps, stories, fatalError));
+    const step = nextStep({ ...positionOf(setup, deps, stories, fatalError), ending });
     if (step.kind === 'finish') {
       if (step.outcome === 'max-retries' && step.exhaustedStoryId !== null) {
         reportExhausted(deps, step.exhaustedStoryId);
@@ -35,6 +36,8 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
         fatalError = settled.fatal;
         deps.emit({ type: 'error', message: settled.fatal, fatal: true });
       }
+      if (settled.question !== null) ending = 'blocked';
+      if (settled.limit !== null) ending = 'limited';
     }
     stories = (await setup.rereadStories()) ?? stories;
   }

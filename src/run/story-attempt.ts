@@ -1,6 +1,7 @@
 import type { Story } from '../core/change.js';
 import { RalphError } from '../core/errors.js';
 import type { AttemptFailure } from '../core/events.js';
+import type { AgentLimit } from '../agents/types.js';
 import type { AttemptEnding, AttemptFigures } from '../checkpoint/index.js';
 import { promptFile, transcriptFile } from '../checkpoint/paths.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
@@ -8,8 +9,18 @@ import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { processIdentity } from './lock.js';
 import type { LoopDeps, LoopSetup } from './loop-types.js';
 
-/** How an attempt was settled: accepted, or reverted (with the error that ends the run, if any). */
-export type SettledAttempt = { accepted: true } | { accepted: false; fatal: string | null };
+/**
+ * How an attempt was settled: accepted, or reverted (with the error that ends the run, if any,
+ * the limit that must be waited out, or the question that parks the run).
+ */
+export type SettledAttempt =
+  | { accepted: true }
+  | {
+      accepted: false;
+      fatal: string | null;
+      limit: AgentLimit | null;
+      question: string | null;
+    };
 
 /**
  * One attempt at `story` from the checkpoint: counted, run, then accepted as the story's
@@ -64,15 +75,26 @@ export async function attemptStory(
   }
 
   const failure: AttemptFailure = { kind: result.verdict.kind, reason: result.verdict.reason };
-  // A stop by the user is no failure of the attempt: it is only reverted.
-  if (failure.kind !== 'stopped') {
+  // A stop by the user, a limit or a question is no failure of the attempt: it is only reverted.
+  if (!UNCOUNTED.has(failure.kind)) {
     emit({ type: 'attempt.failed', storyId: story.id, attempt, ...failure });
+  }
+  if (failure.kind === 'blocked') {
+    emit({ type: 'story.blocked', storyId: story.id, attempt, question: failure.reason });
   }
   const reverted = await run.revertAttempt(story.id, attempt, ending(result, failure, figures));
   emit({ type: 'checkpoint.reverted', storyId: story.id, attempt, ...reverted });
   reportNotices(deps);
-  return { accepted: false, fatal: result.fatal };
+  return {
+    accepted: false,
+    fatal: result.fatal,
+    limit: failure.kind === 'limited' ? (result.limit ?? null) : null,
+    question: failure.kind === 'blocked' ? failure.reason : null,
+  };
 }
+
+/** Endings that are reverted but not judged as the attempt's failure. */
+const UNCOUNTED: ReadonlySet<string> = new Set(['stopped', 'limited', 'blocked']);
 
 async function acceptAttempt(
   deps: LoopDeps,
@@ -105,6 +127,8 @@ function ending(
 ): AttemptEnding {
   if (failure.kind === 'stopped') return { ended: 'stopped', figures };
   if (result.fatal !== null) return { ended: 'fatal', figures };
+  if (failure.kind === 'limited') return { ended: 'limited', figures };
+  if (failure.kind === 'blocked') return { ended: 'blocked', question: failure.reason, figures };
   return { ended: 'failed', failure, figures };
 }
 

@@ -1,7 +1,11 @@
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../src/core/events.js';
 import { startRun } from '../../src/checkpoint/index.js';
 import { findOpenSpecRoot } from '../../src/openspec/root.js';
-import { DEFAULT_RUN_OPTIONS } from '../../src/run/options.js';
+import {
+  DEFAULT_RUN_OPTIONS,
+  UNATTENDED_DEFAULTS,
+  type RunOptions,
+} from '../../src/run/options.js';
 import { driveLoop } from '../../src/run/launch.js';
 import type { LoopSetup } from '../../src/run/orchestrator.js';
 import type { AgentFormat } from './fake-agent-script.mjs';
@@ -17,6 +21,8 @@ export interface LoopRunRequest {
   maxRetries?: number;
   /** As `--verify`, one command line each (run for real, without a shell). */
   verify?: readonly string[];
+  /** The unattended-run options (budgets, limits, answer…) this run gets instead of their defaults. */
+  options?: Partial<RunOptions>;
   /** The agent's stream: plain is `--agent command`; claude and codex go through their translators. */
   format?: AgentFormat;
   /** Asks the loop to stop (as Ctrl-C does) right after the first event this accepts. */
@@ -59,6 +65,8 @@ export class LoopHarness extends LoopFixture {
       onComplete: request.completion === 'unanswered' ? 'ask' : request.completion,
       json: true,
       force: false,
+      ...UNATTENDED_DEFAULTS,
+      ...request.options,
     };
     const events: RunEvent[] = [];
     const asked: RunOutcome[] = [];

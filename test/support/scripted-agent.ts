@@ -127,17 +127,19 @@ async function playAttempt(
     await stopped(stop);
   }
   lines.end();
-  const outcome = translator.finish(stderrTail.text());
+  const exitCode = ending.end === 'done' ? 0 : ending.end === 'exit' ? ending.code : null;
+  const outcome = translator.finish(stderrTail.text(), exitCode);
   const stoppedByLoop = ending.end === 'hang' || ending.end === 'interrupted';
   return {
     finalAnswer: outcome.finalAnswer,
-    exitCode: ending.end === 'done' ? 0 : ending.end === 'exit' ? ending.code : null,
+    exitCode,
     // A stopped agent process dies of the SIGTERM sent to its group.
     signal: ending.end === 'kill' ? ending.signal : stoppedByLoop ? 'SIGTERM' : null,
     timedOut: null,
     aborted: stoppedByLoop && request.signal.aborted,
     stderrTail: stderrTail.text(),
     agentError: outcome.agentError,
+    limit: outcome.limit ?? null,
     fatal: outcome.fatal,
   };
 }

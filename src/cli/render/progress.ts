@@ -139,6 +139,28 @@ export class ProgressPrinter {
         return [s.dim(forcedLine(event))];
       case 'run.finished':
         return this.finishedLines(event);
+      case 'agent.limited':
+        return [
+          s.yellow(
+            detail(
+              `⏸ ${event.kind} limit (${event.source}): ${event.message}; waiting ${formatDuration(event.waitMs)}${event.resetsAt ? ` until ${event.resetsAt}` : ''} (the attempt does not count)`,
+            ),
+          ),
+        ];
+      case 'limit.resumed':
+        return [
+          s.dim(
+            `  ▶ waited ${formatDuration(event.waitedMs)}; trying story ${event.storyId} again`,
+          ),
+        ];
+      case 'story.blocked':
+        return [s.yellow(detail(`? Story ${event.storyId} asks: ${event.question}`))];
+      case 'verify.baseline':
+        return event.results.map((r) =>
+          s.dim(`  verify baseline: ${r.command} ${r.passed ? 'passes' : 'fails before the run'}`),
+        );
+      case 'limit.reached':
+        return [s.yellow(`  ■ ${event.message}`)];
     }
   }
 
@@ -197,6 +219,10 @@ export class ProgressPrinter {
       'max-retries': s.red('stopped: a story used up its retries'),
       stopped: s.yellow('stopped by the user'),
       error: s.red('stopped by an error'),
+      blocked: s.yellow('blocked: a question waits for your answer'),
+      limited: s.yellow('stopped at a usage limit'),
+      budget: s.yellow('stopped: the budget is spent'),
+      'time-limit': s.yellow('stopped: --max-duration reached'),
     };
     return [
       '',

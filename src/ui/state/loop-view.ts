@@ -253,6 +253,23 @@ function applyEvent(
           at,
         },
       };
+    case 'agent.limited':
+      write(event.storyId, [
+        {
+          kind: 'note',
+          text: `⏸ ${event.kind} limit (${oneLine(event.source)}): ${oneLine(event.message)} · waiting ${formatDuration(event.waitMs)}`,
+        },
+      ]);
+      return next;
+    case 'limit.resumed':
+      write(event.storyId, [{ kind: 'note', text: `▶ waited ${formatDuration(event.waitedMs)}` }]);
+      return next;
+    case 'story.blocked':
+      write(event.storyId, [{ kind: 'note', text: `? ${oneLine(event.question)}` }]);
+      return next;
+    case 'verify.baseline':
+    case 'limit.reached':
+      return next;
   }
 }
 
