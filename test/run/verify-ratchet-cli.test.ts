@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FaultWorld } from '../faults/support/world.js';
-import { ofType, quote, RunFixture, single, stories, type Step } from './helpers.js';
+import { ofType, processGone, quote, RunFixture, single, stories, type Step } from './helpers.js';
 
 // The verify ratchet through the real CLI: what the baseline leaves in the work tree, a resume
 // that keeps what the run learnt, and the progress lines.
@@ -96,6 +96,45 @@ describe('the verify baseline in the work tree', () => {
     expect(ofType(result.events(), 'error')).toEqual([]);
     expect(w.git('for-each-ref', `refs/ralphtool/${CHANGE}/attempts/`)).toBe('');
     expect(w.userFilesChanged()).toEqual([]);
+  });
+});
+
+describe('a stop during the baseline', () => {
+  it('Ctrl-C while a --verify command runs at the baseline: it is killed, its leftovers saved and reverted, no attempt runs', async () => {
+    const f = new RunFixture(CHANGE, stories(1));
+    world = f;
+    f.scenario({ '1-1': leaving('done') });
+    const ready = path.join(f.logDir, 'baseline.pid');
+    // As a slow test suite: writes a partial report, says it runs, and does not end.
+    const slow = [
+      "const fs = require('node:fs');",
+      "fs.mkdirSync('coverage', { recursive: true });",
+      "fs.writeFileSync('coverage/partial.txt', 'half\\n');",
+      `fs.mkdirSync(${JSON.stringify(f.logDir)}, { recursive: true });`,
+      `fs.writeFileSync(${JSON.stringify(ready)}, String(process.pid));`,
+      'setInterval(() => {}, 1000);',
+    ].join(' ');
+    const live = f.spawn([
+      '--json',
+      '--on-complete',
+      'keep',
+      '--verify',
+      `${NODE} -e ${quote(slow)}`,
+    ]);
+    await live.waitUntil(() => existsSync(ready) && readFileSync(ready, 'utf8') !== '');
+    live.signal('SIGINT');
+    const exit = await live.exited;
+    expect(exit, live.stderr).toEqual({ code: 130, signal: null });
+    expect(processGone(Number(readFileSync(ready, 'utf8')))).toBe(true);
+    expect(single(live.events, 'run.finished')).toMatchObject({ outcome: 'stopped' });
+    expect(live.types()).not.toContain('story.started');
+    expect(live.types()).not.toContain('verify.baseline');
+    expect(f.state().verify).toBeUndefined();
+    expect(f.exists('coverage/partial.txt')).toBe(false);
+    expect(f.status()).toEqual([]);
+    expect(
+      f.git('show', `refs/ralphtool/${CHANGE}/attempts/verify-baseline-0:coverage/partial.txt`),
+    ).toBe('half\n');
   });
 });
 
