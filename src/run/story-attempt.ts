@@ -108,6 +108,7 @@ async function acceptAttempt(
   deps.emit({ type: 'checkpoint.created', storyId, sha });
   reportNotices(deps);
   // The new checkpoint passes what passed on it: from now on those commands block (the ratchet).
+  // A crash before this write loses nothing: the next baseline runs them on this checkpoint.
   const ratchet = afterAccepted(deps.run.state.verify ?? null, verify ?? []);
   if (ratchet !== null) await deps.run.recordVerify(ratchet);
   const progress = deps.run.progressOf(storyId);
