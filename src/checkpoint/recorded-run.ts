@@ -94,6 +94,13 @@ export class RecordedRun {
     await this.update((draft) => recordAgent(draft, pgid, identity));
   }
 
+  /** The verify ratchet after a baseline or an accepted attempt (core/verify-ratchet.ts). */
+  async recordVerify(entries: NonNullable<RunState['verify']>): Promise<void> {
+    await this.update((draft) => {
+      draft.verify = entries;
+    });
+  }
+
   /** Changes the record and writes it atomically. */
   protected async update(mutate: (draft: RunState) => void): Promise<void> {
     const draft = structuredClone(this.current);

@@ -79,6 +79,13 @@ export const runStateSchema = z.object({
    * repository); missing in records written before it existed.
    */
   worktree: z.object({ root: z.string().min(1), gitDir: z.string().min(1) }).optional(),
+  /**
+   * The verify ratchet (core/verify-ratchet.ts): each `--verify` command's result at the last
+   * baseline and whether it has passed on a checkpoint since; missing before any baseline.
+   */
+  verify: z
+    .array(z.object({ command: z.string(), baselinePassed: z.boolean(), passedOnce: z.boolean() }))
+    .optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;

@@ -77,7 +77,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--verify <cmdline>',
-        'run after COMPLETE; non-zero exit fails the attempt (repeatable)',
+        'run after COMPLETE; non-zero exit fails the attempt, unless it failed before the run too and has not passed since (repeatable)',
       ).argParser(repeatable),
     )
     .addOption(

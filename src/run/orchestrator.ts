@@ -3,6 +3,7 @@ import { nextStep, type LoopPosition, type ParkedOutcome } from '../core/loop.js
 import type { LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 import { endRun, reportExhausted } from './run-end.js';
 import { attemptStory } from './story-attempt.js';
+import { runVerifyBaseline } from './verify-baseline.js';
 
 export type { ChooseCompletion, LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 
@@ -18,6 +19,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
   announceStart(setup, deps, stories);
   const reportDirtySubmodules = submoduleReporter(deps);
   await reportDirtySubmodules();
+  await runVerifyBaseline(setup, deps);
 
   for (;;) {
     const step = nextStep({ ...positionOf(setup, deps, stories, fatalError), ending });
