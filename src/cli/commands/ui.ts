@@ -40,6 +40,8 @@ export async function uiCommand(
       );
       throw new QuitNow(130);
     }
+    // The UI is closed; ralphtool still must not end before the run's notifications are out.
+    await controller.notificationsDelivered();
     return code;
   } finally {
     process.off('SIGTERM', onTerm);
