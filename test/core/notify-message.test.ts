@@ -119,9 +119,9 @@ describe('notifyMessage', () => {
   });
 
   it('the end of a wait', () => {
-    expect(
-      notifyMessage({ type: 'limit.resumed', storyId: '3', waitedMs: 45_000 }, ctx),
-    ).toBe('add-greeter: the wait is over after 45s; story 3 is tried again');
+    expect(notifyMessage({ type: 'limit.resumed', storyId: '3', waitedMs: 45_000 }, ctx)).toBe(
+      'add-greeter: the wait is over after 45s; story 3 is tried again',
+    );
   });
 
   it('a limit reached says the limit’s own words', () => {

@@ -3,15 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTIFIED_EVENT_TYPES } from '../../src/core/notify-message.js';
 import type { LiveCli } from '../support/live-cli.js';
-import {
-  eventually,
-  processGone,
-  quote,
-  RunFixture,
-  single,
-  stories,
-  succeed,
-} from './helpers.js';
+import { eventually, processGone, quote, RunFixture, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'add-greeter';
 const RECORDER = path.resolve('test/fixtures/notify/record.mjs');
@@ -255,7 +247,9 @@ describe('--notify: failures are reported, never fatal', () => {
     const warning =
       'warning: notification (run.finished) not delivered: --notify `ralphtool-no-such-notify-program` was not found';
     expect(result.stdout).toContain(warning);
-    expect(result.stdout.indexOf(warning)).toBeLessThan(result.stdout.indexOf('all stories complete'));
+    expect(result.stdout.indexOf(warning)).toBeLessThan(
+      result.stdout.indexOf('all stories complete'),
+    );
   });
 });
 
