@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { splitCommandLine } from '../process/command-line.js';
 import { RalphError } from '../core/errors.js';
+import { ON_PATH, reachable, type Reach } from '../core/reach.js';
 import type { CompletionChoice, RunEvent } from '../core/events.js';
 import { changedFilesSince } from '../git/changed-files.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
@@ -22,6 +23,8 @@ export function createUiController(
   cwd: string,
   options: RunOptions,
   env: NodeJS.ProcessEnv,
+  /** How the user's shell reaches ralphtool, for the commands named in notifications. */
+  reach: Reach = ON_PATH,
 ): UiController & {
   stopActive(): void;
   quitAtOnce(): boolean;
@@ -77,6 +80,7 @@ export function createUiController(
         env,
         next: (event: RunEvent): void => onEvent(timed(event)),
         holdFinished: false,
+        phrase: (message) => reachable(message, reach),
       });
       const emit = notifier.emit;
       const done = launchRun(
