@@ -2,8 +2,18 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTIFIED_EVENT_TYPES } from '../../src/core/notify-message.js';
+import { runCli } from '../support/cli.js';
 import type { LiveCli } from '../support/live-cli.js';
-import { eventually, processGone, quote, RunFixture, single, stories, succeed } from './helpers.js';
+import {
+  eventually,
+  fakeAgentFlags,
+  processGone,
+  quote,
+  RunFixture,
+  single,
+  stories,
+  succeed,
+} from './helpers.js';
 
 const CHANGE = 'add-greeter';
 const RECORDER = path.resolve('test/fixtures/notify/record.mjs');
@@ -189,6 +199,49 @@ describe('--notify: who is told what', () => {
     expect(call?.argv).toEqual([out, ...words]);
     expect(readdirSync(f.dir).sort()).toEqual(before);
     expect(readdirSync(f.scratch).filter((n) => /^(pwned|pwned2|x|y)$/.test(n))).toEqual([]);
+  });
+});
+
+describe('--notify on resume', () => {
+  it('a resumed run tells its end too', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+      '1-*': [{ signal: 'BLOCKED: Which greeting?' }],
+    });
+    const f = fixture;
+    expect((await f.run([])).exitCode).toBe(4);
+    f.scenario({ '1-*': succeed('src/a.txt', 'a\n') });
+    const out = path.join(f.scratch, 'out.jsonl');
+    const resumed = await runCli(
+      ['resume', CHANGE, ...fakeAgentFlags(), '--on-complete', 'keep', '--notify', recorder(out)],
+      { cwd: f.dir, env: f.env() },
+    );
+    expect(resumed.exitCode).toBe(0);
+    const calls = received(out);
+    expect(calls.map((c) => c.env.RALPHTOOL_EVENT)).toEqual(['run.finished']);
+    expect(stdinEvent(calls[0] as Received)).toMatchObject({ outcome: 'complete' });
+  });
+
+  it('a resume that cannot start (no recorded run) is told as an error, with what it said', async () => {
+    fixture = new RunFixture(CHANGE, stories(1)).scenario({ '1-1': succeed('src/a.txt', 'a\n') });
+    const f = fixture;
+    const out = path.join(f.scratch, 'out.jsonl');
+    const resumed = await runCli(
+      ['resume', CHANGE, ...fakeAgentFlags(), '--json', '--notify', recorder(out)],
+      { cwd: f.dir, env: f.env() },
+    );
+    expect(resumed.exitCode).toBe(2);
+    const failure = single(resumed.events(), 'error');
+    expect(failure.fatal).toBe(true);
+    const calls = received(out);
+    expect(calls.map((c) => c.env.RALPHTOOL_EVENT)).toEqual(['error']);
+    expect(stdinEvent(calls[0] as Received)).toMatchObject({
+      type: 'error',
+      message: failure.message,
+      fatal: true,
+    });
+    expect(calls[0]?.env.RALPHTOOL_MESSAGE).toBe(
+      `${CHANGE} stopped on an error: ${String(failure.message)}; see \`ralphtool status\``,
+    );
   });
 });
 
