@@ -123,7 +123,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--notify <cmdline>',
-        'run this program (event JSON on stdin) when the run ends, blocks or waits (repeatable)',
+        'run this program (no shell; the event as JSON on stdin) when the run ends, a story gives up or asks, or a limit wait starts or ends (repeatable)',
       ).argParser(repeatable),
     )
     .addOption(
@@ -135,7 +135,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--notify-timeout <duration>',
-        'limit for each notification, then it is killed and reported (default: 30s)',
+        'time limit of each notification: a program past it is killed, a URL tried once more (default: 30s)',
       ),
     )
     .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
