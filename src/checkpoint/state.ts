@@ -79,6 +79,16 @@ export const runStateSchema = z.object({
    * repository); missing in records written before it existed.
    */
   worktree: z.object({ root: z.string().min(1), gitDir: z.string().min(1) }).optional(),
+  /**
+   * The cost budgets given at the start (or replaced by `resume --max-cost` / `--max-story-cost`),
+   * so that a resume keeps them; missing in records written before budgets existed (none).
+   */
+  budget: z
+    .object({
+      maxCostUsd: z.number().positive().nullable(),
+      maxStoryCostUsd: z.number().positive().nullable(),
+    })
+    .optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;
