@@ -112,3 +112,18 @@ export function runDeadline(startedMs: number, maxDurationMs: number | null): nu
 export function deadlinePassed(deadline: number | null, nowMs: number): boolean {
   return deadline !== null && nowMs >= deadline;
 }
+
+/**
+ * The command that carries a run on after it stopped (`ralphtool` is the caller's way to name
+ * it): after a spent budget it raises that budget (`--max-cost <more>`), since without more
+ * money a resume would stop again at once; after `--max-duration` a plain resume.
+ */
+export function resumeCommand(
+  change: string,
+  outcome: string | null,
+  limit: BudgetLimit | null,
+  rt = 'ralphtool',
+): string {
+  const raise = outcome === 'budget' ? ` --${limit ?? 'max-cost'} <more>` : '';
+  return `${rt} resume ${change}${raise}`;
+}

@@ -1,3 +1,4 @@
+import { resumeCommand, type BudgetLimit } from '../../core/budget.js';
 import type { RunEvent } from '../../core/events.js';
 import { exhaustedMessage } from '../../core/loop.js';
 import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
@@ -33,6 +34,8 @@ export class ProgressPrinter {
    * instead of printing it again.
    */
   private said: SaidAlready = { warning: null, failure: null, exhausted: null };
+  /** The budget a `budget` outcome ran out of, for the resume command that raises it. */
+  private budgetLimit: BudgetLimit | null = null;
 
   constructor(
     private readonly write: (text: string) => void,
@@ -160,6 +163,9 @@ export class ProgressPrinter {
           s.dim(`  verify baseline: ${r.command} ${r.passed ? 'passes' : 'fails before the run'}`),
         );
       case 'limit.reached':
+        if (event.limit === 'max-cost' || event.limit === 'max-story-cost') {
+          this.budgetLimit = event.limit;
+        }
         return [s.yellow(`  ■ ${event.message}`)];
     }
   }
@@ -208,7 +214,7 @@ export class ProgressPrinter {
       event.choice === 'cleanup'
         ? `cleanup: back on ${event.originalBranch}, the work is left as uncommitted changes`
         : event.choice === 'keep' && event.outcome !== 'complete'
-          ? `keep: on ${event.branch}, one commit per story; the run stays resumable: \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
+          ? `keep: on ${event.branch}, one commit per story; the run stays resumable: \`${resumeCommand(this.summary.change, event.outcome, this.budgetLimit)}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
           : event.choice === 'keep'
             ? `keep: on ${event.branch}, one commit per story (original branch: ${event.originalBranch})`
             : event.outcome === 'error'
