@@ -30,7 +30,7 @@ describe('budgetReached', () => {
     });
   });
 
-  it("stops when the story about to be tried has spent its --max-story-cost", () => {
+  it('stops when the story about to be tried has spent its --max-story-cost', () => {
     const budget = { maxCostUsd: null, maxStoryCostUsd: 1 };
     expect(budgetReached(budget, { runUsd: 50, storyUsd: 0.5 })).toBeNull();
     expect(budgetReached(budget, { runUsd: 50, storyUsd: 1.2 })).toEqual({
