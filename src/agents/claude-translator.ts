@@ -69,6 +69,7 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
   let ended = false;
   let agentError: string | null = null;
   let fatal: string | null = null;
+  let budgetReached: string | null = null;
 
   const authFailure = (detail: string): AgentEvent[] => {
     if (fatal) return [];
@@ -133,6 +134,11 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
       },
     ];
     if (!isError) return events;
+    if (line.subtype === MAX_BUDGET) {
+      // --max-budget-usd spent: the budget's end, not the agent's failure (no warning either).
+      budgetReached = line.errors?.join('; ') || 'Claude Code reached --max-budget-usd';
+      return events;
+    }
     const detail = line.result || line.errors?.join('; ') || line.subtype || 'unknown error';
     // Claude Code marks some failures `subtype: "success"` with `is_error`: naming that subtype
     // would only confuse; the others (error_max_turns, …) say what went wrong.
@@ -157,7 +163,8 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
     },
     finish(stderrTail): TranslatedOutcome {
       if (!fatal && ROOT_REFUSAL.test(stderrTail)) fatal = CLAUDE_ROOT_MESSAGE;
-      return { finalAnswer: resultText ?? lastText, agentError, fatal };
+      const budget = budgetReached !== null ? { budgetReached } : {};
+      return { finalAnswer: resultText ?? lastText, agentError, fatal, ...budget };
     },
     isProgress(line) {
       // A retry notice is Claude Code waiting, not working: it must not keep the idle timer off.
@@ -170,6 +177,8 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
 }
 
 const API_RETRY = 'api_retry';
+/** The `result` subtype of an attempt stopped by `--max-budget-usd` (seen from Claude Code 2.1). */
+const MAX_BUDGET = 'error_max_budget_usd';
 
 /** `API 429 (rate_limit) — Claude Code retrying 3/10 in 2s`: why the agent is silent. */
 function retryNotice(line: z.infer<typeof SystemLine>): string {

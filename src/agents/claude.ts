@@ -24,7 +24,15 @@ export function createClaudeBackend(options: {
       const model = request.model ?? options.model;
       return runAgentProcess(request, {
         program: which.program,
-        args: [...CLAUDE_ARGS, ...(model ? ['--model', model] : [])],
+        args: [
+          ...CLAUDE_ARGS,
+          ...(model ? ['--model', model] : []),
+          // Claude Code stops itself once the attempt has spent this (after the API call that
+          // crosses it), so that one attempt cannot overshoot the run's budget.
+          ...(request.maxBudgetUsd !== undefined
+            ? ['--max-budget-usd', request.maxBudgetUsd.toFixed(4)]
+            : []),
+        ],
         env,
         translator: createClaudeTranslator({ cwd: request.cwd }),
         notFoundMessage: `${programNotFound('claude', which)}.`,

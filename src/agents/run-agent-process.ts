@@ -75,6 +75,7 @@ export async function runAgentProcess(
     agentError: outcome.agentError,
     fatal: outcome.fatal,
     limit: outcome.limit ?? null,
+    budgetReached: outcome.budgetReached ?? null,
   };
 }
 

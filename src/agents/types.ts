@@ -52,6 +52,11 @@ export interface AttemptRequest {
   onEvent: (event: AgentEvent) => void;
   /** Told the agent's process group id once it started. */
   onSpawn?: (pgid: number) => void;
+  /**
+   * What the attempt may spend (the budget left, docs/contract.md "Budgets"): Claude Code gets it
+   * as `--max-budget-usd`; agents that report no cost ignore it. Absent: no budget.
+   */
+  maxBudgetUsd?: number | undefined;
 }
 
 export interface AttemptOutput {
@@ -69,6 +74,8 @@ export interface AttemptOutput {
   fatal: string | null;
   /** The attempt ended at a limit the agent reported; null otherwise. */
   limit: AgentLimit | null;
+  /** The agent stopped at the `maxBudgetUsd` it was given (its own words); absent or null otherwise. */
+  budgetReached?: string | null;
 }
 
 export interface AgentBackend {
@@ -83,6 +90,8 @@ export interface TranslatedOutcome {
   fatal: string | null;
   /** Absent or null: no limit was reported. */
   limit?: AgentLimit | null;
+  /** The agent stopped at the budget it was given (`maxBudgetUsd`); absent or null otherwise. */
+  budgetReached?: string | null;
 }
 
 /** Turns one vendor's stdout lines into AgentEvents. Pure: no I/O, no clock. */

@@ -84,6 +84,13 @@ export class RecordedRun {
     });
   }
 
+  /** The run's cost budgets, kept for `resume` (docs/contract.md, "Budgets"). */
+  async recordBudget(budget: NonNullable<RunState['budget']>): Promise<void> {
+    await this.update((draft) => {
+      draft.budget = { ...budget };
+    });
+  }
+
   /** Marks the attempt as the one running and counts it, before its agent starts. */
   async startAttempt(storyId: string, attempt: number): Promise<void> {
     await this.update((draft) => recordAttemptStart(draft, storyId, attempt));

@@ -13,7 +13,9 @@ export type AttemptEnding =
   /** At a usage/rate limit or a transient API error: not counted, waited out. */
   | { ended: 'limited'; figures: AttemptFigures }
   /** The agent asked a question: not counted, the run parks until it is answered. */
-  | { ended: 'blocked'; question: string; figures: AttemptFigures };
+  | { ended: 'blocked'; question: string; figures: AttemptFigures }
+  /** The agent stopped at the budget it was given: not counted, the run ends (outcome `budget`). */
+  | { ended: 'budget'; figures: AttemptFigures };
 
 // What each step of the loop writes into the run state, defined once: the CheckpointRun
 // writes these with its git results, and its crash replay writes the very same.

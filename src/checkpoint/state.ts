@@ -86,6 +86,16 @@ export const runStateSchema = z.object({
   verify: z
     .array(z.object({ command: z.string(), baselinePassed: z.boolean(), passedOnce: z.boolean() }))
     .optional(),
+  /**
+   * The cost budgets given at the start (or replaced by `resume --max-cost` / `--max-story-cost`),
+   * so that a resume keeps them; missing in records written before budgets existed (none).
+   */
+  budget: z
+    .object({
+      maxCostUsd: z.number().positive().nullable(),
+      maxStoryCostUsd: z.number().positive().nullable(),
+    })
+    .optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;

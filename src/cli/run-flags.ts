@@ -112,8 +112,15 @@ export function addRunOptions(cmd: Command): Command {
         'longest total wait for usage limits, then stop with exit 5 (default: 8h)',
       ),
     )
-    .addOption(new Option('--max-cost <usd>', 'stop at this total cost of the run (exit 5)'))
-    .addOption(new Option('--max-story-cost <usd>', 'stop when one story costs this much (exit 5)'))
+    .addOption(
+      new Option(
+        '--max-cost <usd>',
+        'budget of the run in US dollars, checked before each attempt; resume keeps it (exit 5)',
+      ),
+    )
+    .addOption(
+      new Option('--max-story-cost <usd>', 'budget of each story, across its attempts (exit 5)'),
+    )
     .addOption(
       new Option(
         '--max-duration <duration>',

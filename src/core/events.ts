@@ -40,6 +40,8 @@ export const FAILURE_KINDS = [
   'limited',
   /** The agent asked a question (BLOCKED): reverted, not counted, the run parks. */
   'blocked',
+  /** The agent stopped at the budget it was given (`--max-budget-usd`): reverted, not counted, the run ends. */
+  'budget',
 ] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 

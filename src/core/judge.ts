@@ -12,6 +12,8 @@ export interface AttemptReport {
   stderrTail: string;
   /** The agent's own report of a usage/rate limit or a transient API error. */
   limit?: { kind: LimitKind; message: string } | null;
+  /** The agent stopped at the budget it was given (Claude Code's `--max-budget-usd`). */
+  budgetReached?: string | null;
 }
 
 /** A stop by the user is not judged: the attempt reports it as kind `stopped` before this. */
@@ -32,6 +34,10 @@ export function judgeAttempt(
   // A limit is no failure of the agent's: whatever else went wrong came from it.
   if (report.limit) {
     return { accepted: false, kind: 'limited', reason: report.limit.message };
+  }
+  // The run's budget ended it: no failure of the agent's either (docs/contract.md, "Budgets").
+  if (report.budgetReached) {
+    return { accepted: false, kind: 'budget', reason: report.budgetReached };
   }
   if (report.timedOut === 'wall') {
     return { accepted: false, kind: 'timeout', reason: 'the attempt ran past --agent-timeout' };

@@ -33,6 +33,8 @@ export interface AttemptPlan {
   transcriptPath: string;
   /** Told the agent's process group once it runs, so a crash can kill it later. */
   onAgentSpawn?: (pgid: number) => void;
+  /** What this attempt may spend, from the budget left (Claude Code's `--max-budget-usd`). */
+  maxBudgetUsd?: number;
   /**
    * tasks.md as the checkpoint has it, and a reader of it after the attempt (null when it cannot
    * be read), to tell the attempt's own edits from those of other stories.
@@ -138,6 +140,7 @@ export async function runAttempt(
     promptFilePath: plan.promptPath,
     onEvent,
     ...(plan.onAgentSpawn ? { onSpawn: plan.onAgentSpawn } : {}),
+    ...(plan.maxBudgetUsd !== undefined ? { maxBudgetUsd: plan.maxBudgetUsd } : {}),
   });
   const durationMs = Date.now() - started;
   const base = { costUsd, durationMs };
@@ -164,6 +167,7 @@ export async function runAttempt(
   if (verdict.accepted && tasksAfter && tasksAfter.ownBroken.length > 0) {
     verdict = ownTasksEdited(tasksAfter, plan);
   }
+  if (!verdict.accepted && verdict.kind === 'budget') return { ...base, fatal: null, verdict };
   if (!verdict.accepted && verdict.kind === 'limited' && output.limit) {
     // Not the agent's doing: what it did to tasks.md is not reported, only reverted.
     return { ...base, fatal: null, verdict, limit: output.limit };

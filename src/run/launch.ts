@@ -89,6 +89,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       emit: hooks.emit,
       chooseCompletion: hooks.chooseCompletion,
       stop: hooks.stop,
+      notice: hooks.notice,
     });
     return result.exitCode;
   } finally {

@@ -32,6 +32,8 @@ export interface LoopDeps {
   chooseCompletion: ChooseCompletion;
   /** Aborted when the user asks to stop (Ctrl-C, SIGTERM, `q`). */
   stop: AbortSignal;
+  /** One-line notes for the user that are not events (a budget `resume` replaced). */
+  notice?: (message: string) => void;
 }
 
 export interface LoopResult {

@@ -2,6 +2,7 @@ import type { Story } from '../core/change.js';
 import { nextStep, type LoopPosition, type ParkedOutcome } from '../core/loop.js';
 import type { LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 import { endRun, reportExhausted } from './run-end.js';
+import { prepareRunLimits } from './run-limits.js';
 import { attemptStory } from './story-attempt.js';
 import { runVerifyBaseline } from './verify-baseline.js';
 
@@ -16,7 +17,9 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
   let stories = setup.change.stories;
   let fatalError: string | null = null;
   let ending: ParkedOutcome | null = null;
+  const limits = await prepareRunLimits(setup, deps, started);
   announceStart(setup, deps, stories);
+  limits.announce();
   const reportDirtySubmodules = submoduleReporter(deps);
   await reportDirtySubmodules();
   await runVerifyBaseline(setup, deps);
@@ -29,6 +32,12 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
       }
       return endRun(deps, step.outcome, stories, started);
     }
+    // Budgets and --max-duration are checked at each attempt boundary, never mid-attempt.
+    const limitReached = limits.beforeAttempt(step.storyId);
+    if (limitReached !== null) {
+      ending = limitReached;
+      continue;
+    }
     const story = stories.find((s) => s.id === step.storyId);
     if (!story) throw new Error(`story ${step.storyId} vanished between decisions`);
     const settled = await attemptStory(setup, deps, stories, story, step.attempt);
@@ -40,6 +49,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
       }
       if (settled.question !== null) ending = 'blocked';
       if (settled.limit !== null) ending = 'limited';
+      if (settled.budget) ending = limits.spentBy(story.id);
     }
     stories = (await setup.rereadStories()) ?? stories;
   }

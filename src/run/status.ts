@@ -12,6 +12,8 @@ import { isKeptIncomplete } from '../checkpoint/records.js';
 import { keptIncompleteNext } from '../core/run-mark.js';
 import { messageOf } from '../core/error-details.js';
 import { runPlace } from './status-ways-out.js';
+import { limitNext, recordedBudget } from './status-limits.js';
+import type { Budget } from '../core/budget.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
 
@@ -29,6 +31,8 @@ export interface RunStatus {
   currentStory: string | null;
   currentAttempt: number | null;
   costUsd: number;
+  /** The run's cost budgets (`--max-cost`, `--max-story-cost`) when it has any, else null. */
+  budget?: Budget | null;
   startedAt: string | null;
   updatedAt: string | null;
   /** The work tree the run belongs to, when it is not the one `status` was asked in. */
@@ -101,6 +105,7 @@ async function statusOf(
     currentStory: state.currentStory,
     currentAttempt: state.currentAttempt,
     costUsd: state.costUsd,
+    budget: recordedBudget(state),
     startedAt: state.startedAt,
     updatedAt: state.updatedAt,
     worktree: place.here ? null : place.root,
@@ -125,10 +130,13 @@ function nextCommand(
   /** `ralphtool`, or `ralphtool -C <root>` for a run of another work tree. */
   rt: string,
 ): string {
+  const limited = limitNext(change, state, rt);
   switch (condition) {
     case 'running':
       return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
     case 'interrupted':
+      // A spent budget or --max-duration: the resume that can carry on.
+      if (limited !== null) return limited;
       if (isKeptIncomplete(state)) return keptIncompleteNext(change);
       if (state.step?.op === 'cleanup') {
         return `a cleanup is under way: \`${rt} finish ${change} --cleanup\` completes it`;

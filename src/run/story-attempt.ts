@@ -1,4 +1,5 @@
 import type { Story } from '../core/change.js';
+import { attemptAllowance, NO_BUDGET } from '../core/budget.js';
 import { RalphError } from '../core/errors.js';
 import type { AttemptFailure, VerifyResult } from '../core/events.js';
 import { afterAccepted } from '../core/verify-ratchet.js';
@@ -21,6 +22,8 @@ export type SettledAttempt =
       fatal: string | null;
       limit: AgentLimit | null;
       question: string | null;
+      /** The agent stopped at the budget it was given: the run ends with outcome `budget`. */
+      budget: boolean;
     };
 
 /**
@@ -91,11 +94,12 @@ export async function attemptStory(
     fatal: result.fatal,
     limit: failure.kind === 'limited' ? (result.limit ?? null) : null,
     question: failure.kind === 'blocked' ? failure.reason : null,
+    budget: failure.kind === 'budget',
   };
 }
 
 /** Endings that are reverted but not judged as the attempt's failure. */
-const UNCOUNTED: ReadonlySet<string> = new Set(['stopped', 'limited', 'blocked']);
+const UNCOUNTED: ReadonlySet<string> = new Set(['stopped', 'limited', 'blocked', 'budget']);
 
 async function acceptAttempt(
   deps: LoopDeps,
@@ -141,7 +145,17 @@ function ending(
   if (result.fatal !== null) return { ended: 'fatal', figures };
   if (failure.kind === 'limited') return { ended: 'limited', figures };
   if (failure.kind === 'blocked') return { ended: 'blocked', question: failure.reason, figures };
+  if (failure.kind === 'budget') return { ended: 'budget', figures };
   return { ended: 'failed', failure, figures };
+}
+
+/** What the attempt may spend of the budget left (none without a budget). */
+function allowanceOf(deps: LoopDeps, storyId: string): { maxBudgetUsd?: number } {
+  const allowance = attemptAllowance(deps.run.state.budget ?? NO_BUDGET, {
+    runUsd: deps.run.state.costUsd,
+    storyUsd: deps.run.progressOf(storyId).costUsd,
+  });
+  return allowance ? { maxBudgetUsd: allowance.usd } : {};
 }
 
 /** Runs the agent on one attempt; a ralphtool error inside it (agent CLI gone, …) ends the run cleanly. */
@@ -174,6 +188,7 @@ async function runAgentAttempt(
           agentRecorded = run.recordAgent(pgid, processIdentity(pgid));
         },
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
+        ...allowanceOf(deps, story.id),
       },
       deps.backend,
       setup.options,

@@ -209,6 +209,19 @@ describe('claude translator', () => {
     expect(outcome.agentError).toMatch(/Invalid API key/);
   });
 
+  it('reads a stop at --max-budget-usd as the budget reached, not an agent error (recorded from the real binary)', () => {
+    const t = createClaudeTranslator();
+    const events = feed(t, fixture('claude-max-budget.ndjson').split('\n'));
+    // Its cost still counts; no warning of an error: the budget is not the agent's failure.
+    const result = events.find((e) => e.type === 'result');
+    expect(result).toMatchObject({ type: 'result', costUsd: 0.01605, isError: true });
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+    const outcome = t.finish('', 1);
+    expect(outcome.budgetReached).toBe('Reached maximum budget ($0.012)');
+    expect(outcome.agentError).toBeNull();
+    expect(outcome.fatal).toBeNull();
+  });
+
   it('makes "Not logged in" fatal (recorded from the real binary)', () => {
     const t = createClaudeTranslator();
     feed(t, fixture('claude-not-logged-in.ndjson').split('\n'));

@@ -122,6 +122,18 @@ describe('run state file', () => {
     );
   });
 
+  it('keeps the budget; a record written before budgets (no field) reads as none', async () => {
+    const file = join(tempDir(), 'state.json');
+    const budget = { maxCostUsd: 5, maxStoryCostUsd: null };
+    await writeRunState(file, { ...sampleState(), budget });
+    expect((await readRunState(file))?.budget).toEqual(budget);
+    // The sample is what an older ralphtool wrote: no `budget` at all.
+    writeFileSync(file, JSON.stringify(sampleState()));
+    expect((await readRunState(file))?.budget).toBeUndefined();
+    writeFileSync(file, JSON.stringify({ ...sampleState(), budget: { ...budget, maxCostUsd: 0 } }));
+    await expect(readRunState(file)).rejects.toThrow(/damaged \(budget\.maxCostUsd: /);
+  });
+
   it('rejects an unknown version and a damaged field', async () => {
     const file = join(tempDir(), 'state.json');
     writeFileSync(file, JSON.stringify({ ...sampleState(), version: 7 }));

@@ -35,6 +35,19 @@ function report(overrides: Partial<AttemptReport>): AttemptReport {
 const complete = '<promise>COMPLETE</promise>';
 
 describe('judgeAttempt', () => {
+  it('judges a stop at the budget the agent was given as kind budget, whatever else it said', () => {
+    const stopped = report({
+      budgetReached: 'Reached maximum budget ($0.4)',
+      exitCode: 1,
+      finalAnswer: complete,
+    });
+    expect(judgeAttempt(stopped, story([true]), '1', TASKS)).toEqual({
+      accepted: false,
+      kind: 'budget',
+      reason: 'Reached maximum budget ($0.4)',
+    });
+  });
+
   it('accepts COMPLETE with every task checked', () => {
     expect(
       judgeAttempt(report({ finalAnswer: complete }), story([true, true]), '1', TASKS),

@@ -31,6 +31,8 @@ export interface ScriptedAgent {
   sleep(ms: number): Promise<unknown>;
   /** Checked before every step: true ends the script as `interrupted`. */
   interrupted(): boolean;
+  /** Claude Code's `--max-budget-usd`: the claude format stops once a `cost` step passes it. */
+  maxBudgetUsd?: number | undefined;
 }
 
 export type ScriptEnding =

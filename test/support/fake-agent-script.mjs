@@ -71,6 +71,11 @@ export async function runScenario(scenario, agent) {
       agent.stderr(`fake-agent: unknown action ${JSON.stringify(step)}\n`);
       return { end: 'exit', code: 2 };
     }
+    if (out.overBudget()) {
+      // As Claude Code at --max-budget-usd: it stops at once, the result says so, exit 1.
+      out.end();
+      return { end: 'exit', code: 1 };
+    }
   }
   out.end();
   return { end: 'done' };
@@ -105,6 +110,8 @@ async function perform(step, agent, out) {
     agent.stderr(`${step.stderr}\n`);
   } else if (step.raw !== undefined) {
     agent.stdout(`${step.raw}\n`);
+  } else if (step.cost !== undefined) {
+    out.spend(step.cost);
   } else if (step.isError !== undefined) {
     out.failWith(typeof step.isError === 'string' ? step.isError : 'fake agent error');
   } else if (step.ignoreTerm) {
@@ -164,6 +171,9 @@ export function tickTasks(text, which, story) {
 /** Writes the agent's side of the conversation in its format; null for an unknown format. */
 function createEmitter(agent) {
   const session = 'fake-session';
+  // What the claude format's result reports, and the --max-budget-usd it was given.
+  let cost = 0.0125;
+  const budget = agent.maxBudgetUsd;
   let lastText = '';
   let turns = 0;
   let error = null;
@@ -198,6 +208,8 @@ function createEmitter(agent) {
     failWith(message) {
       error = message;
     },
+    spend() {},
+    overBudget: () => false,
     end() {},
   };
   if (agent.format === 'plain') return plain;
@@ -233,17 +245,25 @@ function createEmitter(agent) {
       echo(text) {
         this.tool('Read', { file_path: agent.promptFile ?? 'prompt.md' }, text);
       },
+      spend(usd) {
+        cost = usd;
+      },
+      overBudget: () => budget !== undefined && cost > budget,
       end() {
+        // Claude Code 2.1's own result at --max-budget-usd: no `result` text, the reason in errors.
+        const over = budget !== undefined && cost > budget;
         line({
           type: 'result',
-          subtype: 'success',
-          is_error: error !== null,
+          subtype: over ? 'error_max_budget_usd' : 'success',
+          is_error: over || error !== null,
           duration_ms: 1234,
           duration_api_ms: 1000,
           num_turns: turns,
-          result: error ?? lastText,
+          ...(over
+            ? { errors: [`Reached maximum budget ($${budget})`] }
+            : { result: error ?? lastText }),
           session_id: session,
-          total_cost_usd: 0.0125,
+          total_cost_usd: cost,
           usage: {
             input_tokens: 1200,
             cache_creation_input_tokens: 300,

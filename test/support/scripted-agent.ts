@@ -112,6 +112,8 @@ async function playAttempt(
       ignoreTerm: () => undefined,
       sleep: (ms) => delay(ms, undefined, { signal: stop }).catch(() => undefined),
       interrupted: () => stop.aborted,
+      // Only Claude Code takes --max-budget-usd: the claude format plays it.
+      maxBudgetUsd: options.format === 'claude' ? request.maxBudgetUsd : undefined,
     });
   } catch (error) {
     // The executable dies of an uncaught error with its trace on stderr and exit code 1.
@@ -140,6 +142,7 @@ async function playAttempt(
     stderrTail: stderrTail.text(),
     agentError: outcome.agentError,
     limit: outcome.limit ?? null,
+    budgetReached: outcome.budgetReached ?? null,
     fatal: outcome.fatal,
   };
 }

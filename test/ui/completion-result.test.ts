@@ -115,6 +115,32 @@ describe('Completion screen', () => {
     await ui.until('press q 2 more times within 3 s to quit at once');
   });
 
+  it('says which budget or time limit stopped the run, and how to go on', async () => {
+    const budget = await runUntilChoice('budget', [
+      at(90, {
+        type: 'limit.reached',
+        limit: 'max-story-cost',
+        message: 'story 3 spent $1.20 of --max-story-cost $1.00',
+      }),
+    ]);
+    // Wrapped at 80 columns: the figures on the first line, the command on the next.
+    expect(budget.ui.frame()).toContain(
+      'The budget is spent: story 3 spent $1.20 of --max-story-cost $1.00.',
+    );
+    expect(budget.ui.frame()).toContain(
+      'raise it: ralphtool resume add-auth --max-story-cost <more>',
+    );
+    budget.ui.unmount();
+    const timed = await runUntilChoice('time-limit', [
+      at(90, {
+        type: 'limit.reached',
+        limit: 'max-duration',
+        message: 'ran 31m of --max-duration 30m',
+      }),
+    ]);
+    expect(timed.ui.frame()).toContain('Stopped at --max-duration: ran 31m of --max-duration 30m.');
+  });
+
   it('says when the user stopped the run, and when an error did', async () => {
     const stopped = await runUntilChoice('stopped');
     expect(stopped.ui.frame()).toContain('Stopped before the end: the last attempt was reverted.');

@@ -1,3 +1,4 @@
+import { resumeCommand, type BudgetLimit } from '../../core/budget.js';
 import type { RunEvent } from '../../core/events.js';
 import { exhaustedMessage } from '../../core/loop.js';
 import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
@@ -34,6 +35,8 @@ export class ProgressPrinter {
    * instead of printing it again.
    */
   private said: SaidAlready = { warning: null, failure: null, exhausted: null };
+  /** The budget a `budget` outcome ran out of, for the resume command that raises it. */
+  private budgetLimit: BudgetLimit | null = null;
 
   constructor(
     private readonly write: (text: string) => void,
@@ -165,6 +168,9 @@ export class ProgressPrinter {
           r.passed ? s.dim(detail(baselineNote(r))) : s.yellow(detail(baselineNote(r))),
         );
       case 'limit.reached':
+        if (event.limit === 'max-cost' || event.limit === 'max-story-cost') {
+          this.budgetLimit = event.limit;
+        }
         return [s.yellow(`  ■ ${event.message}`)];
     }
   }
@@ -213,7 +219,7 @@ export class ProgressPrinter {
       event.choice === 'cleanup'
         ? `cleanup: back on ${event.originalBranch}, the work is left as uncommitted changes`
         : event.choice === 'keep' && event.outcome !== 'complete'
-          ? `keep: on ${event.branch}, one commit per story; the run stays resumable: \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
+          ? `keep: on ${event.branch}, one commit per story; the run stays resumable: \`${resumeCommand(this.summary.change, event.outcome, this.budgetLimit)}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
           : event.choice === 'keep'
             ? `keep: on ${event.branch}, one commit per story (original branch: ${event.originalBranch})`
             : event.outcome === 'error'

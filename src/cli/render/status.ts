@@ -2,6 +2,18 @@ import type { RunStatus } from '../../run/status.js';
 import type { Style } from '../../format/style.js';
 import { formatCost, relativeTime } from '../../format/units.js';
 
+/** What the run spent, and of which budget: `$3.10 of $5.00 (at most $1.00 a story)`. */
+function costOf(run: RunStatus): string {
+  const budget = run.budget ?? null;
+  if (budget === null) return formatCost(run.costUsd > 0 ? run.costUsd : null);
+  const of = budget.maxCostUsd !== null ? ` of ${formatCost(budget.maxCostUsd, 2)}` : '';
+  const perStory =
+    budget.maxStoryCostUsd !== null
+      ? ` (at most ${formatCost(budget.maxStoryCostUsd, 2)} a story)`
+      : '';
+  return `${formatCost(run.costUsd)}${of}${perStory}`;
+}
+
 /** The text of `ralphtool status`: one block per recorded run. */
 export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Date): string {
   if (runs.length === 0)
@@ -27,7 +39,7 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
     return [
       `${style.bold(run.change)}  ${state}`,
       // The state keeps no "unknown": nothing recorded (Codex, a command) is "—", not $0.00.
-      `  ${stories}${current} · ${formatCost(run.costUsd > 0 ? run.costUsd : null)}`,
+      `  ${stories}${current} · ${costOf(run)}`,
       `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
       ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
       `  next: ${run.next}`,

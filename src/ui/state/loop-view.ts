@@ -63,6 +63,8 @@ export interface LoopView {
   errors: RunError[];
   awaiting: { outcome: RunOutcome; at: number } | null;
   finished: (Omit<Extract<RunEvent, { type: 'run.finished' }>, 'type'> & { at: number }) | null;
+  /** The budget or time limit that ended the run (`limit.reached`), for the completion screen. */
+  limitReached?: { limit: Extract<RunEvent, { type: 'limit.reached' }>['limit']; message: string };
 }
 
 /** Errors kept in the view; older ones are counted, not stored. */
@@ -277,8 +279,9 @@ function applyEvent(
       write(event.storyId, [{ kind: 'note', text: `? ${oneLine(event.question)}` }]);
       return next;
     case 'verify.baseline':
-    case 'limit.reached':
       return next;
+    case 'limit.reached':
+      return { ...next, limitReached: { limit: event.limit, message: oneLine(event.message) } };
   }
 }
 

@@ -92,6 +92,19 @@ function reason(run: WatchedRun): { text: string; tone: 'good' | 'bad' | 'warn' 
       const fatal = [...view.errors].reverse().find((e) => e.fatal);
       return { text: `Stopped by an error${fatal ? `: ${fatal.message}` : '.'}`, tone: 'bad' };
     }
+    case 'budget': {
+      const reached = view.limitReached;
+      const raise = reached?.limit === 'max-story-cost' ? '--max-story-cost' : '--max-cost';
+      return {
+        text: `The budget is spent${reached ? `: ${reached.message}` : ''}. To go on, raise it: ralphtool resume ${oneLine(view.change)} ${raise} <more>`,
+        tone: 'warn',
+      };
+    }
+    case 'time-limit':
+      return {
+        text: `Stopped at --max-duration${view.limitReached ? `: ${view.limitReached.message}` : ''}.`,
+        tone: 'warn',
+      };
     default:
       return { text: 'The run has ended.', tone: 'warn' };
   }
