@@ -19,6 +19,8 @@ export interface AttemptPlan {
   story: Story;
   attempt: number;
   previousFailure: AttemptFailure | null;
+  /** The answer to the question an earlier attempt of this story asked, while it is open. */
+  answer?: { question: string; text: string } | null;
   verify: { commands: readonly string[]; inferred: boolean };
   learningsPath: string;
   promptPath: string;
@@ -74,6 +76,7 @@ export async function runAttempt(
     attempt: plan.attempt,
     maxAttempts: options.maxRetries + 1,
     previousFailure: plan.previousFailure,
+    answer: plan.answer ?? null,
     requirements,
     verify: plan.verify,
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },

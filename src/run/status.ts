@@ -8,7 +8,8 @@ import { parseTasks } from '../openspec/tasks.js';
 import { readLock } from './lock.js';
 import { runPaths, runsRoot } from '../checkpoint/paths.js';
 import { readRunState, unreadableWayOut, type RunState } from '../checkpoint/state.js';
-import { isKeptIncomplete } from '../checkpoint/records.js';
+import { isKeptIncomplete, openQuestion } from '../checkpoint/records.js';
+import { blockedNext } from '../core/question.js';
 import { keptIncompleteNext } from '../core/run-mark.js';
 import { messageOf } from '../core/error-details.js';
 import { runPlace } from './status-ways-out.js';
@@ -33,6 +34,8 @@ export interface RunStatus {
   updatedAt: string | null;
   /** The work tree the run belongs to, when it is not the one `status` was asked in. */
   worktree?: string | null;
+  /** The question a blocked run waits on (asked, not answered yet). */
+  question?: { storyId: string; text: string } | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -86,6 +89,7 @@ async function statusOf(
   const done = Object.values(state.stories).filter((s) => s.completed).length;
   const total = await storyTotal(repo, state, specRootFromRepo, timeoutMs, baseEnv);
   const place = await runPlace(repo, state, condition === 'interrupted', timeoutMs, baseEnv);
+  const question = condition === 'interrupted' ? openQuestion(state) : null;
   return {
     change,
     state: condition,
@@ -104,6 +108,7 @@ async function statusOf(
     startedAt: state.startedAt,
     updatedAt: state.updatedAt,
     worktree: place.here ? null : place.root,
+    question: question ? { storyId: question.storyId, text: question.text } : null,
     next:
       place.blocked ??
       nextCommand(
@@ -129,6 +134,7 @@ function nextCommand(
     case 'running':
       return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
     case 'interrupted':
+      if (openQuestion(state) !== null) return blockedNext(change, rt);
       if (isKeptIncomplete(state)) return keptIncompleteNext(change);
       if (state.step?.op === 'cleanup') {
         return `a cleanup is under way: \`${rt} finish ${change} --cleanup\` completes it`;

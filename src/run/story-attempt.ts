@@ -2,7 +2,7 @@ import type { Story } from '../core/change.js';
 import { RalphError } from '../core/errors.js';
 import type { AttemptFailure } from '../core/events.js';
 import type { AgentLimit } from '../agents/types.js';
-import type { AttemptEnding, AttemptFigures } from '../checkpoint/index.js';
+import type { AttemptEnding, AttemptFigures, OpenQuestion } from '../checkpoint/index.js';
 import { promptFile, transcriptFile } from '../checkpoint/paths.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
@@ -132,6 +132,15 @@ function ending(
   return { ended: 'failed', failure, figures };
 }
 
+/** The recorded answer to the question this story asked, for its prompt. */
+function answerFor(
+  question: OpenQuestion | null | undefined,
+  storyId: string,
+): { question: string; text: string } | null {
+  if (!question || question.storyId !== storyId || question.answer === null) return null;
+  return { question: question.text, text: question.answer };
+}
+
 /** Runs the agent on one attempt; a ralphtool error inside it (agent CLI gone, …) ends the run cleanly. */
 async function runAgentAttempt(
   setup: LoopSetup,
@@ -153,6 +162,7 @@ async function runAgentAttempt(
         story,
         attempt,
         previousFailure,
+        answer: answerFor(run.state.question, story.id),
         verify: setup.verify,
         learningsPath: run.paths.learnings,
         promptPath: promptFile(run.paths, story.id, attempt),
