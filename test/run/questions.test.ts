@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopHarness } from '../support/loop-harness.js';
 import type { AgentFormat } from '../support/fake-agent-script.mjs';
+import { printed } from '../support/plain-output.js';
 import { ofType, single, stories } from './helpers.js';
 
 // The loop and a question (contract "Questions"): BLOCKED parks the run, uncounted.
@@ -74,6 +75,20 @@ describe('the loop: a question parks the run', () => {
       expect(Number.isNaN(Date.parse(String(state.question.askedAt)))).toBe(false);
     });
   }
+
+  it('headless: the progress lines and the summary say the question and the command that answers it', async () => {
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({
+      '1-1': [{ signal: `BLOCKED: ${QUESTION}\nIt decides the migrations.` }],
+    });
+    const result = await fixture.run({ maxRetries: 0, completion: 'keep' });
+    const out = printed(result.events());
+    expect(out).toContain(`? Story 1 asks: ${QUESTION} | It decides the migrations.`);
+    expect(out).toContain('blocked: a question waits for your answer');
+    const summary = out.split('\n').find((line) => line.startsWith('blocked: story 1 asks:'));
+    expect(summary).toContain(`${QUESTION} It decides the migrations.`);
+    expect(summary).toContain(`\`ralphtool resume ${CHANGE} --answer "…"\``);
+    expect(summary).toContain(`ralphtool finish ${CHANGE} --cleanup|--keep`);
+  });
 
   for (const format of ['claude', 'codex'] as const) {
     it(`${format}: a BLOCKED only read in a tool result does not park the run`, async () => {
