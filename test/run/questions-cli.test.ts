@@ -134,6 +134,21 @@ describe('ralphtool and a blocked run', () => {
     expect(w.userFilesChanged()).toEqual([]);
   });
 
+  it('finish --cleanup of a blocked run works as for any run: back on main, the work uncommitted', async () => {
+    world = askingWorld();
+    const w = world;
+    expect((await w.loop('run')).exitCode).toBe(4);
+    const finished = await w.cli(['finish', CHANGE, '--cleanup']);
+    expect(finished.exitCode, finished.stderr).toBe(0);
+    expect(w.git('branch', '--show-current').trim()).toBe('main');
+    expect(w.read('src/one.txt')).toBe('one\n');
+    expect(w.exists('src/half.txt')).toBe(false);
+    expect(w.state()).toMatchObject({ status: 'finished', choice: 'cleanup' });
+    expect(w.userFilesChanged()).toEqual([]);
+    const status = await w.statusJson();
+    expect(status.runs[0]).toMatchObject({ state: 'finished', question: null });
+  });
+
   it('kill -9 right after the question, or while the answered attempt runs: the question and the answer survive', async () => {
     world = askingWorld();
     const w = world;
