@@ -1,7 +1,7 @@
 import { RuntimeError } from '../core/errors.js';
 import type { RunOutcome } from '../core/events.js';
 import type { RunPaths } from './paths.js';
-import { recordAgent, recordAttemptStart, storyProgress } from './records.js';
+import { recordAgent, recordAnswer, recordAttemptStart, storyProgress } from './records.js';
 import { writeRunState } from './state.js';
 import type { RunState, StoryProgress } from './state.js';
 
@@ -89,6 +89,11 @@ export class RecordedRun {
     await this.update((draft) => {
       draft.budget = { ...budget };
     });
+  }
+
+  /** The answer to the run's open question (`resume --answer`), kept until its story is accepted. */
+  async recordAnswer(answer: string): Promise<void> {
+    await this.update((draft) => recordAnswer(draft, answer));
   }
 
   /** Marks the attempt as the one running and counts it, before its agent starts. */

@@ -1,6 +1,6 @@
 import type { AttemptFailure, CompletionChoice, RunOutcome } from '../core/events.js';
 import { newStoryProgress } from './state.js';
-import type { AttemptFigures, RunState, StoryProgress } from './state.js';
+import type { AttemptFigures, OpenQuestion, RunState, StoryProgress } from './state.js';
 
 /** Nothing spent: what an accept finished after a crash records when its step kept no figures. */
 export const NO_FIGURES: AttemptFigures = { costUsd: 0, durationMs: 0 };
@@ -45,6 +45,8 @@ export function recordAgent(draft: RunState, pgid: number, identity: string | nu
 export function recordAcceptance(draft: RunState, storyId: string, figures: AttemptFigures): void {
   const spent = withFigures(storyProgress(draft, storyId), figures);
   draft.stories[storyId] = { ...spent, completed: true, lastFailure: null };
+  // The question of this story is settled with it; the answer goes no further.
+  if (draft.question?.storyId === storyId) draft.question = null;
   endAttempt(draft, figures);
 }
 
@@ -65,6 +67,16 @@ export function recordRevertedAttempt(
     ending.ended === 'failed'
       ? { ...spent, attempts: attempt, lastFailure: ending.failure }
       : { ...spent, attempts: attempt - 1 };
+  if (ending.ended === 'blocked') {
+    // The run parks on this question until `resume --answer`; a new one replaces the old.
+    draft.question = {
+      storyId,
+      attempt,
+      text: ending.question,
+      askedAt: new Date().toISOString(),
+      answer: null,
+    };
+  }
   endAttempt(draft, ending.figures);
 }
 
@@ -104,6 +116,17 @@ export function recordChoice(
   draft.outcome = outcome;
   draft.step = null;
   draft.pid = null;
+}
+
+/** `resume --answer`: the answer goes into the prompts of the question's story until it is accepted. */
+export function recordAnswer(draft: RunState, answer: string): void {
+  if (draft.question) draft.question = { ...draft.question, answer };
+}
+
+/** The question the run waits on: asked, and not answered yet. */
+export function openQuestion(state: RunState): OpenQuestion | null {
+  const question = state.question ?? null;
+  return question !== null && question.answer === null ? question : null;
 }
 
 /** A kept run whose stories are not all done: `resume` or `finish` are its way on. */

@@ -42,6 +42,14 @@ const storyProgressSchema = z.object({
     .catch(null),
 });
 
+const questionSchema = z.object({
+  storyId: z.string().min(1),
+  attempt: z.number().int().min(0),
+  text: z.string(),
+  askedAt: z.iso.datetime(),
+  answer: z.string().nullable(),
+});
+
 export const STATE_VERSION = 1;
 
 export const runStateSchema = z.object({
@@ -96,6 +104,12 @@ export const runStateSchema = z.object({
       maxStoryCostUsd: z.number().positive().nullable(),
     })
     .optional(),
+  /**
+   * The question a BLOCKED attempt asked, open until its story is accepted; `answer` is what
+   * `resume --answer` gave (kept here so a crash after it keeps the answer). Missing in records
+   * written before it existed.
+   */
+  question: questionSchema.nullable().optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;
@@ -103,6 +117,7 @@ export type OriginalBranch = RunState['originalBranch'];
 export type RunStep = NonNullable<RunState['step']>;
 export type StoryProgress = RunState['stories'][string];
 export type AttemptFigures = z.infer<typeof figuresSchema>;
+export type OpenQuestion = z.infer<typeof questionSchema>;
 
 /** Progress of a story that has not been tried yet. */
 export function newStoryProgress(): StoryProgress {

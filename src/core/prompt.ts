@@ -26,6 +26,8 @@ export interface PromptInput {
     tolerated?: readonly string[];
   };
   learnings: { path: string; content: string };
+  /** The person's answer to the question an earlier attempt of this story asked (BLOCKED). */
+  answer?: { question: string; text: string } | null;
 }
 
 /**
@@ -47,6 +49,7 @@ const MAX_LEARNINGS_CHARS = 16_000;
 export function buildPrompt(input: PromptInput): string {
   const sections = [
     storyHeader(input),
+    answerSection(input),
     previousFailureSection(input),
     taskSection(input),
     tasksChecklist(input),
@@ -64,6 +67,23 @@ function storyHeader({ story, changeName, attempt, maxAttempts }: PromptInput): 
     `# Working on Story ${story.id}: ${story.title}`,
     '',
     `Change: \`${changeName}\` · attempt ${attempt} of ${maxAttempts}`,
+  ].join('\n');
+}
+
+function answerSection({ answer }: PromptInput): string | null {
+  if (!answer) return null;
+  return [
+    '## Answer to your question',
+    '',
+    'An earlier attempt at this story stopped to ask:',
+    '',
+    ...answer.question.split('\n').map((line) => `> ${line}`.trimEnd()),
+    '',
+    'The answer:',
+    '',
+    fence(answer.text),
+    '',
+    'Its changes were reverted: start again from the last checkpoint and follow this answer.',
   ].join('\n');
 }
 
@@ -217,6 +237,10 @@ function signalsSection(): string {
     '- `<promise>COMPLETE</promise>` when every task of this story is implemented and ticked in tasks.md.',
     '- `<promise>FAILED: {reason}</promise>` when you cannot finish this story; give the reason in one or two',
     '  sentences so the next attempt can do better.',
+    '- `<promise>BLOCKED: {question}</promise>` only for a decision a person must make: credentials you do not have,',
+    '  a product choice the specs leave open, an irreversible action (deleting data, publishing, paying). The run',
+    '  then waits for the answer. For small things do not block: make a reasonable choice and write it in the',
+    '  learnings file.',
   ].join('\n');
 }
 

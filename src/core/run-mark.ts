@@ -4,20 +4,24 @@ import type { CompletionChoice, RunOutcome } from './events.js';
  * How a recorded, unfinished run waits for the user (the change list marks it, `status`
  * says it): `interrupted` (the loop stopped before it ended: a crash, a quit at once, a fatal
  * error), `waiting` (the loop ended and no completion choice was made), `kept-incomplete`
- * (kept with stories left: it can be resumed).
+ * (kept with stories left: it can be resumed), `blocked` (the agent asked a question that waits
+ * for `resume --answer`).
  */
-export type RunMark = 'interrupted' | 'waiting' | 'kept-incomplete';
+export type RunMark = 'interrupted' | 'waiting' | 'kept-incomplete' | 'blocked';
 
 /** The fields of a recorded run that decide its mark. */
 export interface MarkedRunRecord {
   status: 'active' | 'finished';
   outcome: RunOutcome | null;
   choice: CompletionChoice | null;
+  /** The question a BLOCKED attempt asked; open while `answer` is null. */
+  question?: { answer: string | null } | null | undefined;
 }
 
 /** The run's mark; null for a finished run (nothing to continue). */
 export function runMark(run: MarkedRunRecord): RunMark | null {
   if (run.status === 'finished') return null;
+  if (run.question && run.question.answer === null) return 'blocked';
   if (run.choice === 'keep') return 'kept-incomplete';
   if (run.outcome !== null && run.outcome !== 'error') return 'waiting';
   return 'interrupted';

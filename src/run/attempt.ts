@@ -25,6 +25,8 @@ export interface AttemptPlan {
   story: Story;
   attempt: number;
   previousFailure: AttemptFailure | null;
+  /** The answer to the question an earlier attempt of this story asked, while it is open. */
+  answer?: { question: string; text: string } | null;
   verify: { commands: readonly string[]; inferred: boolean };
   /** The verify ratchet as recorded; null (or absent) when every `--verify` failure blocks. */
   ratchet?: readonly RatchetEntry[] | null;
@@ -86,6 +88,7 @@ export async function runAttempt(
     attempt: plan.attempt,
     maxAttempts: options.maxRetries + 1,
     previousFailure: plan.previousFailure,
+    answer: plan.answer ?? null,
     requirements,
     verify: { ...plan.verify, tolerated: tolerated(plan, options) },
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },

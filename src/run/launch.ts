@@ -12,6 +12,7 @@ import { findOpenSpecRoot } from '../openspec/root.js';
 import { ensureLearningsFile } from './learnings.js';
 import type { RunOptions } from './options.js';
 import { runLoop, type ChooseCompletion, type LoopDeps, type LoopResult } from './orchestrator.js';
+import { assertAnswerFits } from './question.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
 import { promptPaths, storiesReader, verifyPlan } from './setup.js';
@@ -159,8 +160,10 @@ async function reopen(
     baseEnv,
   });
   assertResumable(run.state, 'resume');
+  assertAnswerFits(run.state, options.answer);
   if (killOrphanedAgent(run.state)) notice('stopped the agent the interrupted run left running');
   await run.claim(process.pid);
+  if (options.answer !== null) await run.recordAnswer(options.answer);
   const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
   if (repaired !== null) notice(repaired);
   return run;

@@ -25,6 +25,7 @@ export async function endRun(
   const { run } = deps;
   await run.recordOutcome(outcome);
   const choice = await applyCompletionChoice(deps, outcome);
+  const question = outcome === 'blocked' ? run.state.question : null;
   deps.emit({
     type: 'run.finished',
     outcome,
@@ -35,10 +36,14 @@ export async function endRun(
     storiesTotal: stories.length,
     costUsd: run.state.costUsd,
     durationMs: Date.now() - started,
+    ...(question ? { question: { storyId: question.storyId, text: question.text } } : {}),
   });
-  const unanswered = choice === null && outcome !== 'error';
+  const unanswered = choice === null && !ASKS_NO_CHOICE.has(outcome);
   return { outcome, choice, exitCode: exitCodeFor(unanswered ? 'stopped' : outcome) };
 }
+
+/** Outcomes that park the run instead of asking the completion choice. */
+const ASKS_NO_CHOICE: ReadonlySet<RunOutcome> = new Set(['error', 'blocked']);
 
 /** Asks for the completion choice and applies it; null when none was made. */
 async function applyCompletionChoice(
@@ -46,9 +51,10 @@ async function applyCompletionChoice(
   outcome: RunOutcome,
 ): Promise<CompletionChoice | null> {
   const { run } = deps;
-  if (outcome === 'error') {
-    // Retrying could not help (not logged in, agent CLI gone): the run stays recorded at its
-    // last checkpoint, so that after fixing the cause `resume` carries on (or `finish` ends it).
+  if (ASKS_NO_CHOICE.has(outcome)) {
+    // Retrying could not help (not logged in, agent CLI gone), or the agent asked a question
+    // only a person can answer: the run stays recorded at its last checkpoint, so that after
+    // fixing the cause (or with `resume --answer`) it carries on, or `finish` ends it.
     await run.release();
     return null;
   }

@@ -8,7 +8,8 @@ import { parseTasks } from '../openspec/tasks.js';
 import { readLock } from './lock.js';
 import { runPaths, runsRoot } from '../checkpoint/paths.js';
 import { readRunState, unreadableWayOut, type RunState } from '../checkpoint/state.js';
-import { isKeptIncomplete } from '../checkpoint/records.js';
+import { isKeptIncomplete, openQuestion } from '../checkpoint/records.js';
+import { blockedNext } from '../core/question.js';
 import { keptIncompleteNext } from '../core/run-mark.js';
 import { messageOf } from '../core/error-details.js';
 import { runPlace } from './status-ways-out.js';
@@ -37,6 +38,8 @@ export interface RunStatus {
   updatedAt: string | null;
   /** The work tree the run belongs to, when it is not the one `status` was asked in. */
   worktree?: string | null;
+  /** The question a blocked run waits on (asked, not answered yet). */
+  question?: { storyId: string; text: string } | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -90,6 +93,7 @@ async function statusOf(
   const done = Object.values(state.stories).filter((s) => s.completed).length;
   const total = await storyTotal(repo, state, specRootFromRepo, timeoutMs, baseEnv);
   const place = await runPlace(repo, state, condition === 'interrupted', timeoutMs, baseEnv);
+  const question = condition === 'interrupted' ? openQuestion(state) : null;
   return {
     change,
     state: condition,
@@ -109,6 +113,7 @@ async function statusOf(
     startedAt: state.startedAt,
     updatedAt: state.updatedAt,
     worktree: place.here ? null : place.root,
+    question: question ? { storyId: question.storyId, text: question.text } : null,
     next:
       place.blocked ??
       nextCommand(
@@ -135,6 +140,7 @@ function nextCommand(
     case 'running':
       return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
     case 'interrupted':
+      if (openQuestion(state) !== null) return blockedNext(change, rt);
       // A spent budget or --max-duration: the resume that can carry on.
       if (limited !== null) return limited;
       if (isKeptIncomplete(state)) return keptIncompleteNext(change);

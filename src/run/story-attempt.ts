@@ -4,7 +4,7 @@ import { RalphError } from '../core/errors.js';
 import type { AttemptFailure, VerifyResult } from '../core/events.js';
 import { afterAccepted } from '../core/verify-ratchet.js';
 import type { AgentLimit } from '../agents/types.js';
-import type { AttemptEnding, AttemptFigures } from '../checkpoint/index.js';
+import type { AttemptEnding, AttemptFigures, OpenQuestion } from '../checkpoint/index.js';
 import { promptFile, transcriptFile } from '../checkpoint/paths.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
@@ -158,6 +158,15 @@ function allowanceOf(deps: LoopDeps, storyId: string): { maxBudgetUsd?: number }
   return allowance ? { maxBudgetUsd: allowance.usd } : {};
 }
 
+/** The recorded answer to the question this story asked, for its prompt. */
+function answerFor(
+  question: OpenQuestion | null | undefined,
+  storyId: string,
+): { question: string; text: string } | null {
+  if (!question || question.storyId !== storyId || question.answer === null) return null;
+  return { question: question.text, text: question.answer };
+}
+
 /** Runs the agent on one attempt; a ralphtool error inside it (agent CLI gone, …) ends the run cleanly. */
 async function runAgentAttempt(
   setup: LoopSetup,
@@ -179,6 +188,7 @@ async function runAgentAttempt(
         story,
         attempt,
         previousFailure,
+        answer: answerFor(run.state.question, story.id),
         verify: setup.verify,
         ratchet: run.state.verify ?? null,
         learningsPath: run.paths.learnings,

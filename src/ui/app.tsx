@@ -1,4 +1,4 @@
-import { useApp, useInput } from 'ink';
+import { useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TimedRunEvent } from '../core/events.js';
 import type { RunHandle, UiController } from './controller.js';
@@ -16,6 +16,7 @@ import {
   type Transition,
   type UiState,
 } from './state/app-state.js';
+import { attentionKey, BELL } from './state/attention.js';
 import { toUiKeys } from './state/key-names.js';
 import { finishEnded, marksLoaded } from './state/recorded-runs.js';
 import type { KeyContext } from './state/keys.js';
@@ -215,6 +216,16 @@ export function App({
     const timer = setInterval(() => setTick((n) => n + 1), 1000);
     return () => clearInterval(timer);
   }, [live]);
+
+  // The bell, once, when the UI comes to need the user (completion choice, a question).
+  const { stdout } = useStdout();
+  const attention = attentionKey(state);
+  const rangFor = useRef<string | null>(null);
+  useEffect(() => {
+    // Straight to the stream: a BEL moves no cursor, so Ink's drawing is not disturbed.
+    if (attention !== null && attention !== rangFor.current) stdout.write(BELL);
+    rangFor.current = attention;
+  }, [attention, stdout]);
 
   useInput(
     useCallback(

@@ -91,6 +91,25 @@ describe('run state file', () => {
     expect(await readRunState(file)).toEqual(state);
   });
 
+  it('reads a record without a question (older ralphtool) and keeps an open question', async () => {
+    const file = join(tempDir(), 'state.json');
+    const old = sampleState();
+    expect('question' in old).toBe(false);
+    await writeRunState(file, old);
+    expect((await readRunState(file))?.question).toBeUndefined();
+    const question = {
+      storyId: '2',
+      attempt: 1,
+      text: 'Which database?',
+      askedAt: new Date().toISOString(),
+      answer: null,
+    };
+    await writeRunState(file, { ...old, question });
+    expect((await readRunState(file))?.question).toEqual(question);
+    await writeRunState(file, { ...old, question: { ...question, answer: 'SQLite' } });
+    expect((await readRunState(file))?.question?.answer).toBe('SQLite');
+  });
+
   it('replaces the file by rename, leaving no temporary file behind', async () => {
     const dir = tempDir();
     const file = join(dir, 'state.json');

@@ -72,6 +72,42 @@ describe('buildPrompt', () => {
     expect(prompt).toContain('<promise>FAILED: {reason}</promise>');
   });
 
+  it('tells when to use BLOCKED, and that guessing beats blocking for small things', () => {
+    const prompt = buildPrompt(input());
+    const signals = prompt.slice(prompt.indexOf('## When you are done'));
+    expect(signals).toContain('<promise>BLOCKED: {question}</promise>');
+    expect(signals).toContain('credentials you do not have');
+    expect(signals).toContain('a product choice the specs leave open');
+    expect(signals).toContain('an irreversible action');
+    expect(signals).toContain('make a reasonable choice and write it in the');
+    expect(prompt).not.toContain('## Answer to your question');
+  });
+
+  it('carries the answer to the question, with the question quoted, before the previous failure', () => {
+    const prompt = buildPrompt(
+      input({
+        previousFailure: { kind: 'failed-signal', reason: 'no DB driver' },
+        answer: {
+          question: 'Which database?\nPostgres or SQLite?',
+          text: 'Use SQLite; `npm i better-sqlite3` is fine.',
+        },
+      }),
+    );
+    expect(prompt).toMatchSnapshot();
+    const section = prompt.slice(
+      prompt.indexOf('## Answer to your question'),
+      prompt.indexOf('## Previous Attempt Failed'),
+    );
+    expect(section).toContain('> Which database?\n> Postgres or SQLite?');
+    expect(section).toContain('Use SQLite; `npm i better-sqlite3` is fine.');
+    expect(prompt.indexOf('# Working on Story')).toBeLessThan(
+      prompt.indexOf('## Answer to your question'),
+    );
+    expect(prompt.indexOf('## Answer to your question')).toBeLessThan(
+      prompt.indexOf('## Previous Attempt Failed'),
+    );
+  });
+
   it('retry after FAILED carries the reason', () => {
     const prompt = buildPrompt(
       input({ attempt: 2, previousFailure: { kind: 'failed-signal', reason: 'no DB driver' } }),

@@ -36,6 +36,12 @@ describe('runMark: how a recorded run waits', () => {
     [{ status: 'active', outcome: 'max-retries', choice: 'keep' }, 'kept-incomplete'],
     [{ status: 'finished', outcome: 'complete', choice: 'keep' }, null],
     [{ status: 'finished', outcome: 'stopped', choice: 'cleanup' }, null],
+    // A question without an answer: blocked, whatever else the record says (a crash after it).
+    [{ status: 'active', outcome: 'blocked', choice: null, question: { answer: null } }, 'blocked'],
+    [{ status: 'active', outcome: null, choice: null, question: { answer: null } }, 'blocked'],
+    // Answered, not yet accepted (a crash after resume --answer): it only needs resuming.
+    [{ status: 'active', outcome: null, choice: null, question: { answer: 'yes' } }, 'interrupted'],
+    [{ status: 'finished', outcome: 'complete', choice: 'keep', question: null }, null],
   ] as const)('%j is %s', (record, mark) => {
     expect(runMark(record)).toBe(mark);
   });
@@ -52,6 +58,10 @@ describe('the change list: recorded runs', () => {
     expect(frameText(changesFrame(other, { columns: 100, rows: 20 }, T0))).not.toContain(
       'r resume',
     );
+    const blocked = marksLoaded(s, { 'add-auth': 'blocked' });
+    const blockedShown = frameText(changesFrame(blocked, { columns: 140, rows: 20 }, T0));
+    expect(blockedShown).toContain('add-auth [blocked]');
+    expect(blockedShown).toContain('answer with `ralphtool resume add-auth --answer "…"`');
     for (const mark of ['interrupted', 'waiting'] as const) {
       const marked = marksLoaded(s, { 'add-auth': mark });
       expect(frameText(changesFrame(marked, { columns: 100, rows: 20 }, T0))).toContain(

@@ -1,6 +1,7 @@
 import { resumeCommand, type BudgetLimit } from '../../core/budget.js';
 import type { RunEvent } from '../../core/events.js';
 import { exhaustedMessage } from '../../core/loop.js';
+import { blockedLine, blockedNext } from '../../core/question.js';
 import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { emptySummary, knownCost, summarize, type RunSummary } from '../../core/run-summary.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
@@ -225,6 +226,11 @@ export class ProgressPrinter {
             : event.outcome === 'error'
               ? `the run stays on ${event.branch} at its last checkpoint: fix the cause, then \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
               : `no choice was made: the run stays on ${event.branch} at its last checkpoint; end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``;
+    // A question parks the run: what it asks and the exact command that answers it.
+    const next =
+      event.question === undefined
+        ? where
+        : `${blockedLine(event.question.storyId, oneLine(event.question.text))}; the run stays on ${event.branch} at its last checkpoint: ${blockedNext(this.summary.change)}`;
     const verdict: Record<typeof event.outcome, string> = {
       complete: s.green('all stories complete'),
       'max-retries': s.red('stopped: a story used up its retries'),
@@ -240,7 +246,7 @@ export class ProgressPrinter {
       ...table([header, ...rows]),
       '',
       `${verdict[event.outcome]} · ${event.storiesCompleted}/${event.storiesTotal} stories · ${total} · ${formatDuration(event.durationMs)}`,
-      reachable(where, this.reach),
+      reachable(next, this.reach),
     ];
   }
 }

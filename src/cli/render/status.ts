@@ -1,6 +1,8 @@
 import type { RunStatus } from '../../run/status.js';
 import type { Style } from '../../format/style.js';
 import { formatCost, relativeTime } from '../../format/units.js';
+import { oneLine } from '../../format/text.js';
+import { blockedLine } from '../../core/question.js';
 
 /** What the run spent, and of which budget: `$3.10 of $5.00 (at most $1.00 a story)`. */
 function costOf(run: RunStatus): string {
@@ -28,9 +30,11 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
     const state =
       run.state === 'running'
         ? style.green(`running (pid ${String(run.pid)})`)
-        : run.state === 'interrupted'
-          ? style.yellow('interrupted')
-          : `finished (${run.choice === 'keep' ? 'kept' : 'cleaned up'}, ${run.outcome ?? '?'})`;
+        : run.question
+          ? style.yellow(blockedLine(run.question.storyId, oneLine(run.question.text)))
+          : run.state === 'interrupted'
+            ? style.yellow('interrupted')
+            : `finished (${run.choice === 'keep' ? 'kept' : 'cleaned up'}, ${run.outcome ?? '?'})`;
     const stories = `${run.stories.done}/${run.stories.total ?? '?'} stories`;
     const current =
       run.currentStory !== null

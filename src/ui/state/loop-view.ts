@@ -261,6 +261,7 @@ function applyEvent(
           storiesTotal: event.storiesTotal,
           costUsd: event.costUsd,
           durationMs: event.durationMs,
+          ...(event.question ? { question: event.question } : {}),
           at,
         },
       };

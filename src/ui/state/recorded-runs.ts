@@ -1,4 +1,5 @@
 import type { CompletionChoice } from '../../core/events.js';
+import { answerCommand } from '../../core/question.js';
 import type { RunMark } from '../../core/run-mark.js';
 import { oneLine } from '../../format/text.js';
 import { newRun, type Transition, type UiState } from './app-state.js';
@@ -6,7 +7,7 @@ import type { UiKey } from './key-names.js';
 
 /**
  * The runs recorded in the repository and not finished, as the change list shows them: a
- * change with one is marked (interrupted / waiting / kept incomplete) and the user can resume
+ * change with one is marked (interrupted / waiting / kept incomplete / blocked) and the user can resume
  * it (r) or end it (c cleanup, k keep: pressed twice, as it changes branches) from the list,
  * exactly as `ralphtool resume` / `ralphtool finish` would.
  */
@@ -24,6 +25,7 @@ export const MARK_LABELS: Record<RunMark, string> = {
   interrupted: 'interrupted',
   waiting: 'waiting',
   'kept-incomplete': 'kept incomplete',
+  blocked: 'blocked',
 };
 
 export function marksLoaded(state: UiState, marks: Record<string, RunMark>): UiState {
@@ -103,5 +105,10 @@ export function recordedRunHint(state: UiState): string | null {
       ? `press ${key} again to finish ${confirming.change} with cleanup (back to your branch, work uncommitted) · any other key cancels`
       : `press ${key} again to finish ${confirming.change} with keep (its branch stays, the run ends) · any other key cancels`;
   }
-  return selectedMark(state) === null ? null : 'r resume · c/k finish (cleanup/keep)';
+  const selected = selectedMark(state);
+  if (selected?.mark === 'blocked') {
+    // The UI takes no text: the answer is given on the command line.
+    return `blocked: answer with \`${answerCommand(selected.change)}\` · c/k finish (cleanup/keep)`;
+  }
+  return selected === null ? null : 'r resume · c/k finish (cleanup/keep)';
 }

@@ -1,3 +1,4 @@
+import { answerCommand } from '../../core/question.js';
 import { knownCost } from '../../core/run-summary.js';
 import { formatCost, formatDuration, plural } from '../../format/units.js';
 import { countTasks } from '../../core/change.js';
@@ -31,7 +32,9 @@ export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
       ? `Cleanup done: you are on ${original} with the work as uncommitted changes.`
       : finished?.choice === 'keep'
         ? `Kept: you are on ${branch} with one commit per story.`
-        : 'No completion option was applied.';
+        : finished?.outcome === 'blocked'
+          ? 'Blocked: the agent asked a question only you can answer.'
+          : 'No completion option was applied.';
   header.push(row(where, 'good'));
   for (const line of continueHint(oneLine(run.change), finished)) {
     for (const part of wrap(line, size.columns, '    ')) header.push(row(part, 'warn'));
@@ -108,9 +111,22 @@ export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
  */
 export function continueHint(
   change: string,
-  finished: { outcome: RunOutcome; choice: CompletionChoice | null } | null,
+  finished: {
+    outcome: RunOutcome;
+    choice: CompletionChoice | null;
+    question?: { storyId: string; text: string };
+  } | null,
 ): string[] {
   if (finished === null) return [];
+  if (finished.question !== undefined) {
+    // No completion choice: the run waits at its last checkpoint for the answer.
+    return [
+      `Story ${oneLine(finished.question.storyId)} asks: ${oneLine(finished.question.text)}`,
+      'Answer it on the command line and the run goes on from its last checkpoint:',
+      `  answer:   ${answerCommand(change)}   (or --answer-file <file>)`,
+      `  end it:   ralphtool finish ${change} --cleanup|--keep`,
+    ];
+  }
   const commands = [
     `  continue: ralphtool resume ${change}   (r on the change list)`,
     `  end it:   ralphtool finish ${change} --cleanup|--keep`,
