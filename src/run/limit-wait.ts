@@ -140,8 +140,9 @@ export class LimitWaiter {
     until: number,
   ): Promise<void> {
     const { run, emit, stop } = this.deps;
-    emit({ type: 'agent.limited', storyId, attempt, ...limit, waitMs });
+    // Recorded first: once the event is out, `status` and a resume after a crash know of it.
     await run.recordWait({ until: new Date(until).toISOString(), storyId, ...limit });
+    emit({ type: 'agent.limited', storyId, attempt, ...limit, waitMs });
     const began = Date.now();
     try {
       await sleep(waitMs, undefined, { signal: stop });
