@@ -38,6 +38,12 @@ function limitedOnce(resetsAt: string): FaultWorld {
   });
 }
 
+/** Local wall-clock HH:MM, as the user's terminal shows it. */
+function hhmm(at: number): string {
+  const d = new Date(at);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
 function index(events: EventJson[], type: string): number {
   return events.findIndex((e) => e.type === type);
 }
@@ -110,7 +116,9 @@ describe('ralphtool run: a usage limit is waited out', () => {
     expect(w.userFilesChanged()).toEqual([]);
 
     const status = await w.statusJson();
-    expect(String(status.runs[0]?.next)).toContain(`ralphtool resume ${CHANGE}`);
+    expect(String(status.runs[0]?.next)).toContain(
+      `stopped at a usage limit: \`ralphtool resume ${CHANGE}\` once it has reset`,
+    );
 
     const resumed = await w.loop('resume');
     expect(resumed.exitCode, resumed.stderr).toBe(0);
@@ -142,6 +150,15 @@ describe('ralphtool run: a usage limit is waited out', () => {
     await live.waitFor((e) => e.type === 'agent.limited');
     // The wait is recorded while it lasts.
     expect(w.state().wait).toMatchObject({ storyId: '1', kind: 'usage', resetsAt });
+    // status, asked meanwhile, says what the live run is waiting for and until when (local time).
+    const until = Date.parse(String((w.state().wait as { until: string }).until));
+    const status = await w.cli(['status']);
+    expect(status.stdout).toContain(`⏸ waiting for the usage limit until ${hhmm(until)} (`);
+    expect(status.stdout).toContain('then story 1 again');
+    expect((await w.statusJson()).runs[0]).toMatchObject({
+      state: 'running',
+      wait: { storyId: '1', kind: 'usage', resetsAt, source: 'exit 75' },
+    });
     live.signal('SIGINT');
     const exit = await live.exited;
     expect(exit.code, live.stderr).toBe(130);
@@ -159,7 +176,7 @@ describe('ralphtool run: a usage limit is waited out', () => {
   }, 240_000);
 
   it('kill -9 during a wait, then resume: waits again for what is left, then completes', async () => {
-    const resetsAt = secondsAhead(3);
+    const resetsAt = secondsAhead(5);
     world = limitedOnce(resetsAt);
     const w = world;
     const live = w.spawn('run');
@@ -168,6 +185,10 @@ describe('ralphtool run: a usage limit is waited out', () => {
     const recorded = w.state().wait as { until: string } | null;
     expect(recorded).toMatchObject({ storyId: '1', resetsAt });
     const until = Date.parse(String(recorded?.until));
+    const status = await w.cli(['status']);
+    expect(status.stdout).toContain(
+      `it was waiting for the usage limit until ${hhmm(until)}: \`resume\` waits out the rest`,
+    );
 
     const resumed = await w.loop('resume');
     expect(resumed.exitCode, resumed.stderr).toBe(0);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
 import { LoopHarness } from '../support/loop-harness.js';
+import { printed } from '../support/plain-output.js';
 import { ofType, single, stories, succeed } from './helpers.js';
 
 // The loop waits out usage limits (docs/contract.md, "Usage limits"), in-process with the real
@@ -67,6 +68,13 @@ describe('the loop: usage limits are waited out', () => {
     expect(state.stories['1']?.attempts).toBe(1);
     expect(state.wait ?? null).toBeNull();
     expect(f.attemptRefs()).toEqual([`refs/ralphtool/${CHANGE}/attempts/1-1`]);
+
+    // Headless, one line when the wait starts (its end in local time) and one when it ends.
+    const out = printed(events);
+    expect(out).toMatch(
+      /⏸ usage limit \(exit 75\): .* · waiting until (\d{4}-\d\d-\d\d )?\d\d:\d\d \(1\ds\); the attempt does not count/,
+    );
+    expect(out).toMatch(/▶ the wait is over \(1\ds\): trying story 1 again/);
   }, 120_000);
 
   it('--on-limit stop ends the run at once with outcome limited (exit 5), the attempt not charged', async () => {
