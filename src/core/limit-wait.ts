@@ -101,3 +101,15 @@ export function backoffMs(steps: { first: number; cap: number }, consecutive: nu
 export function remainingWaitMs(until: number, now: number): number {
   return Math.max(0, until - now);
 }
+
+/** What a wait is for, in words: `waiting for the usage limit`, `… for the overloaded API`. */
+export function limitName(kind: LimitKind): string {
+  const names: Record<LimitKind, string> = {
+    usage: 'the usage limit',
+    rate: 'the rate limit',
+    overloaded: 'the overloaded API',
+    server: 'the API after a server error',
+    connection: 'the API connection',
+  };
+  return names[kind];
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffMs,
   decideLimitWait,
+  limitName,
   LIMIT_BACKOFF_MS,
   MAX_CREDIBLE_RESET_MS,
   RESET_MARGIN_MS,
@@ -164,5 +165,15 @@ describe('decideLimitWait: --max-wait and the deadline', () => {
     // A deadline already past: time-limit.
     const past = decideLimitWait(input({ notAfter: NOW - 1 }));
     expect(past).toMatchObject({ action: 'stop', outcome: 'time-limit' });
+  });
+});
+
+describe('limitName', () => {
+  it('names what a wait is for, for every kind', () => {
+    expect(limitName('usage')).toBe('the usage limit');
+    expect(limitName('rate')).toBe('the rate limit');
+    expect(limitName('overloaded')).toBe('the overloaded API');
+    expect(limitName('server')).toBe('the API after a server error');
+    expect(limitName('connection')).toBe('the API connection');
   });
 });

@@ -1,5 +1,6 @@
 import type { RunStatus } from '../../run/status.js';
 import type { Style } from '../../format/style.js';
+import { limitName } from '../../core/limit-wait.js';
 import { clockTime } from '../../format/clock.js';
 import { formatCost, formatDuration, relativeTime } from '../../format/units.js';
 
@@ -47,7 +48,7 @@ function waitLines(run: RunStatus, now: Date): string[] {
   if (wait === undefined || wait === null) return [];
   const until = Date.parse(wait.until);
   const left = until - now.getTime();
-  const what = `the ${wait.kind} limit`;
+  const what = limitName(wait.kind);
   if (run.state === 'running') {
     const when = `${clockTime(until, now.getTime())} (${formatDuration(Math.max(0, left))})`;
     return [`  ⏸ waiting for ${what} until ${when}, then story ${wait.storyId} again`];

@@ -1,3 +1,4 @@
+import { limitName } from '../../core/limit-wait.js';
 import { clockTime } from '../../format/clock.js';
 import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
 import { knownCost, type StorySummary } from '../../core/run-summary.js';
@@ -136,7 +137,7 @@ function storyLine(view: LoopView, id: string, title: string): Row {
   const attempt = last ? ` · attempt ${last.attempt} of ${max}` : '';
   // A limited attempt was reverted, not counted: the story waits to run it again.
   const waiting =
-    view.waiting?.storyId === id ? `waiting for the ${view.waiting.kind} limit` : null;
+    view.waiting?.storyId === id ? `waiting for ${limitName(view.waiting.kind)}` : null;
   // Status first: on a narrow terminal the title is what gets clipped.
   return [
     { text: `Story ${oneLine(id)}`, tone: 'title' },
