@@ -71,6 +71,11 @@ describe.skipIf(!tmuxAvailable())('the UI during a usage-limit wait', () => {
     const done = await s.waitFor(/› Cleanup/, 90_000);
     expect(done).not.toMatch(COUNTDOWN);
     expect(done).toContain('Stories 1/1 done');
+    // Keep, then leave: the run ends on its branch, and ralphtool exits (0).
+    s.keys('Right', 'Enter');
+    await s.waitFor(/Changed files/, 60_000);
+    s.keys('q');
+    expect(await s.waitForExit(60_000)).toBe(0);
   }, 180_000);
 
   it('q during the wait stops the run at once, long before the reset', async () => {
