@@ -3,7 +3,7 @@ import type { RunOutcome } from '../core/events.js';
 import type { RunPaths } from './paths.js';
 import { recordAgent, recordAnswer, recordAttemptStart, storyProgress } from './records.js';
 import { writeRunState } from './state.js';
-import type { RunState, StoryProgress } from './state.js';
+import type { LimitWaitRecord, RunState, StoryProgress } from './state.js';
 
 /**
  * A run's record (state.json) and the steps that change only the record; CheckpointRun adds
@@ -110,6 +110,13 @@ export class RecordedRun {
   async recordVerify(entries: NonNullable<RunState['verify']>): Promise<void> {
     await this.update((draft) => {
       draft.verify = entries;
+    });
+  }
+
+  /** A usage-limit wait begins (null: it is over); `resume` after a crash waits out the rest. */
+  async recordWait(wait: LimitWaitRecord | null): Promise<void> {
+    await this.update((draft) => {
+      draft.wait = wait;
     });
   }
 

@@ -3,7 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeError } from '../core/errors.js';
-import { COMPLETION_CHOICES, FAILURE_KINDS, RUN_OUTCOMES } from '../core/events.js';
+import { COMPLETION_CHOICES, FAILURE_KINDS, LIMIT_KINDS, RUN_OUTCOMES } from '../core/events.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
 
 const sha = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'a full commit sha');
@@ -48,6 +48,21 @@ const questionSchema = z.object({
   text: z.string(),
   askedAt: z.iso.datetime(),
   answer: z.string().nullable(),
+});
+
+/**
+ * A usage-limit wait in progress (docs/contract.md, "Usage limits"): `status` shows it, and a
+ * `resume` after a crash during the wait waits out what is left of it before the first attempt.
+ */
+const waitSchema = z.object({
+  /** When the wait ends (the reset plus the margin, or the backoff). */
+  until: z.iso.datetime(),
+  kind: z.enum(LIMIT_KINDS),
+  source: z.string(),
+  storyId: z.string(),
+  message: z.string(),
+  /** The reset time the agent reported, null when it gave none (the wait is a backoff). */
+  resetsAt: z.string().nullable(),
 });
 
 export const STATE_VERSION = 1;
@@ -110,6 +125,8 @@ export const runStateSchema = z.object({
    * written before it existed.
    */
   question: questionSchema.nullable().optional(),
+  /** The usage-limit wait going on; absent or null when none is (records before it existed). */
+  wait: waitSchema.nullable().optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;
@@ -118,6 +135,7 @@ export type RunStep = NonNullable<RunState['step']>;
 export type StoryProgress = RunState['stories'][string];
 export type AttemptFigures = z.infer<typeof figuresSchema>;
 export type OpenQuestion = z.infer<typeof questionSchema>;
+export type LimitWaitRecord = z.infer<typeof waitSchema>;
 
 /** Progress of a story that has not been tried yet. */
 export function newStoryProgress(): StoryProgress {

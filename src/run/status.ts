@@ -40,6 +40,11 @@ export interface RunStatus {
   worktree?: string | null;
   /** The question a blocked run waits on (asked, not answered yet). */
   question?: { storyId: string; text: string } | null;
+  /**
+   * The usage-limit wait the run records: going on (running), or cut short by a crash (a
+   * `resume` waits out the rest); null when none.
+   */
+  wait?: NonNullable<RunState['wait']> | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -114,6 +119,7 @@ async function statusOf(
     updatedAt: state.updatedAt,
     worktree: place.here ? null : place.root,
     question: question ? { storyId: question.storyId, text: question.text } : null,
+    wait: state.status === 'active' ? (state.wait ?? null) : null,
     next:
       place.blocked ??
       nextCommand(
@@ -143,6 +149,9 @@ function nextCommand(
       if (openQuestion(state) !== null) return blockedNext(change, rt);
       // A spent budget or --max-duration: the resume that can carry on.
       if (limited !== null) return limited;
+      if (state.outcome === 'limited' && state.choice !== null) {
+        return `stopped at a usage limit: \`${rt} resume ${change}\` once it has reset (or end it: ${rt} finish ${change} --cleanup|--keep)`;
+      }
       if (isKeptIncomplete(state)) return keptIncompleteNext(change);
       if (state.step?.op === 'cleanup') {
         return `a cleanup is under way: \`${rt} finish ${change} --cleanup\` completes it`;

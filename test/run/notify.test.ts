@@ -160,7 +160,8 @@ describe('--notify: who is told what', () => {
     // The agent's convention: a reset time a few seconds ahead, then exit 75.
     const resetsAt = new Date(Date.now() + 3_000).toISOString();
     fixture = new RunFixture(CHANGE, stories(1)).scenario({
-      '1-1': [{ stderr: `ralphtool-resets-at: ${resetsAt}` }, { exit: 75 }],
+      // The first start of attempt 1 only: the limited attempt is not counted, and runs again.
+      '1-1#1': [{ stderr: `ralphtool-resets-at: ${resetsAt}` }, { exit: 75 }],
       '1-*': succeed('src/a.txt', 'a\n'),
     });
     const f = fixture;
