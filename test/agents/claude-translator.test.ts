@@ -112,6 +112,7 @@ describe('claude translator', () => {
       finalAnswer: 'All tasks done.\n<promise>COMPLETE</promise>',
       agentError: null,
       fatal: null,
+      limit: null,
     });
   });
 
