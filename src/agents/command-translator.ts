@@ -1,13 +1,18 @@
+import { LIMIT_KINDS, type LimitKind } from '../core/events.js';
 import { lastSignalText } from '../core/signal.js';
 import type { AgentEvent, AgentLimit, StreamTranslator, TranslatedOutcome } from './types.js';
 
 /**
  * The `command` agent's limit convention (docs/contract.md, "Usage limits"): exit code 75
  * (EX_TEMPFAIL) means "limited, try later"; a line `ralphtool-resets-at: <time>` on stdout or
- * stderr (ISO 8601, or Unix seconds) says when. The last such line counts.
+ * stderr (ISO 8601, or Unix seconds) says when. The last such line counts. A line
+ * `ralphtool-limit-kind: <usage|rate|overloaded|server|connection>` says what kind it is (a
+ * transient API error is retried sooner, a few times only); without it: usage with a reset
+ * time, rate without.
  */
 export const LIMIT_EXIT_CODE = 75;
 const RESETS_AT = /^\s*ralphtool-resets-at:\s*(\S+)\s*$/im;
+const LIMIT_KIND = /^\s*ralphtool-limit-kind:\s*(\S+)\s*$/im;
 
 /** The reset time of a `ralphtool-resets-at:` value as ISO 8601; null when it is not a time. */
 export function parseResetsAt(value: string): string | null {
@@ -17,12 +22,15 @@ export function parseResetsAt(value: string): string | null {
 
 function commandLimit(lines: readonly string[]): AgentLimit {
   let resetsAt: string | null = null;
+  let kind: LimitKind | null = null;
   for (const line of lines) {
     const match = RESETS_AT.exec(line);
     if (match?.[1] !== undefined) resetsAt = parseResetsAt(match[1]) ?? resetsAt;
+    const named = LIMIT_KIND.exec(line)?.[1];
+    if (named !== undefined) kind = LIMIT_KINDS.find((k) => k === named) ?? kind;
   }
   return {
-    kind: resetsAt === null ? 'rate' : 'usage',
+    kind: kind ?? (resetsAt === null ? 'rate' : 'usage'),
     resetsAt,
     source: `exit ${LIMIT_EXIT_CODE}`,
     message:
@@ -59,7 +67,7 @@ export function createCommandTranslator(
   return {
     push(line): AgentEvent[] {
       answer += `${line}\n`;
-      if (line.includes('ralphtool-resets-at:')) resetLines.push(line);
+      if (/ralphtool-(?:resets-at|limit-kind):/.test(line)) resetLines.push(line);
       // Trim in batches so that a long run of short lines stays cheap.
       if (answer.length > 2 * limit) trim();
       return line.trim() === '' ? [] : [{ type: 'message', text: line }];

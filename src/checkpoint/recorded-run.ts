@@ -3,7 +3,7 @@ import type { RunOutcome } from '../core/events.js';
 import type { RunPaths } from './paths.js';
 import { recordAgent, recordAttemptStart, storyProgress } from './records.js';
 import { writeRunState } from './state.js';
-import type { RunState, StoryProgress } from './state.js';
+import type { LimitWaitRecord, RunState, StoryProgress } from './state.js';
 
 /**
  * A run's record (state.json) and the steps that change only the record; CheckpointRun adds
@@ -92,6 +92,13 @@ export class RecordedRun {
   /** The running attempt's agent: its process group and that process's identity. */
   async recordAgent(pgid: number, identity: string | null): Promise<void> {
     await this.update((draft) => recordAgent(draft, pgid, identity));
+  }
+
+  /** A usage-limit wait begins (null: it is over); `resume` after a crash waits out the rest. */
+  async recordWait(wait: LimitWaitRecord | null): Promise<void> {
+    await this.update((draft) => {
+      draft.wait = wait;
+    });
   }
 
   /** Changes the record and writes it atomically. */

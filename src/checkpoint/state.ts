@@ -3,7 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeError } from '../core/errors.js';
-import { COMPLETION_CHOICES, FAILURE_KINDS, RUN_OUTCOMES } from '../core/events.js';
+import { COMPLETION_CHOICES, FAILURE_KINDS, LIMIT_KINDS, RUN_OUTCOMES } from '../core/events.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
 
 const sha = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'a full commit sha');
@@ -40,6 +40,21 @@ const storyProgressSchema = z.object({
     .object({ kind: z.enum(FAILURE_KINDS), reason: z.string() })
     .nullable()
     .catch(null),
+});
+
+/**
+ * A usage-limit wait in progress (docs/contract.md, "Usage limits"): `status` shows it, and a
+ * `resume` after a crash during the wait waits out what is left of it before the first attempt.
+ */
+const waitSchema = z.object({
+  /** When the wait ends (the reset plus the margin, or the backoff). */
+  until: z.iso.datetime(),
+  kind: z.enum(LIMIT_KINDS),
+  source: z.string(),
+  storyId: z.string(),
+  message: z.string(),
+  /** The reset time the agent reported, null when it gave none (the wait is a backoff). */
+  resetsAt: z.string().nullable(),
 });
 
 export const STATE_VERSION = 1;
@@ -79,6 +94,8 @@ export const runStateSchema = z.object({
    * repository); missing in records written before it existed.
    */
   worktree: z.object({ root: z.string().min(1), gitDir: z.string().min(1) }).optional(),
+  /** The usage-limit wait going on; absent or null when none is (records before it existed). */
+  wait: waitSchema.nullable().optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;
@@ -86,6 +103,7 @@ export type OriginalBranch = RunState['originalBranch'];
 export type RunStep = NonNullable<RunState['step']>;
 export type StoryProgress = RunState['stories'][string];
 export type AttemptFigures = z.infer<typeof figuresSchema>;
+export type LimitWaitRecord = z.infer<typeof waitSchema>;
 
 /** Progress of a story that has not been tried yet. */
 export function newStoryProgress(): StoryProgress {

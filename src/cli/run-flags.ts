@@ -101,13 +101,13 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--on-limit <what>',
-        'at a usage/rate limit: wait for its reset, or stop (default: wait)',
+        'at a usage/rate limit or API overload: wait (until its reset + 10s, else a backoff) and try the story again uncounted, or stop with exit 5 (default: wait)',
       ),
     )
     .addOption(
       new Option(
         '--max-wait <duration>',
-        'longest total wait for usage limits, then stop with exit 5 (default: 8h)',
+        'longest total wait for limits in one invocation; a wait past it is not begun: stop with exit 5, resumable (default: 8h)',
       ),
     )
     .addOption(new Option('--max-cost <usd>', 'stop at this total cost of the run (exit 5)'))

@@ -1,6 +1,7 @@
 import type { Story } from '../core/change.js';
 import { nextStep, type LoopPosition, type ParkedOutcome } from '../core/loop.js';
 import type { LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
+import { LimitWaiter } from './limit-wait.js';
 import { endRun, reportExhausted } from './run-end.js';
 import { attemptStory } from './story-attempt.js';
 
@@ -14,10 +15,12 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
   const started = Date.now();
   let stories = setup.change.stories;
   let fatalError: string | null = null;
-  let ending: ParkedOutcome | null = null;
   announceStart(setup, deps, stories);
   const reportDirtySubmodules = submoduleReporter(deps);
   await reportDirtySubmodules();
+  // Usage limits are waited out (a wait a crashed invocation recorded first), not failed.
+  const limits = new LimitWaiter(setup, deps, started);
+  let ending: ParkedOutcome | null = await limits.resumeRecorded();
 
   for (;;) {
     const step = nextStep({ ...positionOf(setup, deps, stories, fatalError), ending });
@@ -29,7 +32,10 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
     }
     const story = stories.find((s) => s.id === step.storyId);
     if (!story) throw new Error(`story ${step.storyId} vanished between decisions`);
-    const settled = await attemptStory(setup, deps, stories, story, step.attempt);
+    const settled = await attemptStory(setup, deps, stories, story, step.attempt, (limit) =>
+      limits.counts(limit),
+    );
+    if (settled.accepted || settled.limit === null) limits.settled();
     if (!settled.accepted) {
       await reportDirtySubmodules();
       if (settled.fatal !== null) {
@@ -37,7 +43,9 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
         deps.emit({ type: 'error', message: settled.fatal, fatal: true });
       }
       if (settled.question !== null) ending = 'blocked';
-      if (settled.limit !== null) ending = 'limited';
+      if (settled.limit !== null && fatalError === null) {
+        ending = await limits.handle(story.id, step.attempt, settled.limit);
+      }
     }
     stories = (await setup.rereadStories()) ?? stories;
   }

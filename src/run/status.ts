@@ -33,6 +33,11 @@ export interface RunStatus {
   updatedAt: string | null;
   /** The work tree the run belongs to, when it is not the one `status` was asked in. */
   worktree?: string | null;
+  /**
+   * The usage-limit wait the run records: going on (running), or cut short by a crash (a
+   * `resume` waits out the rest); null when none.
+   */
+  wait?: NonNullable<RunState['wait']> | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -104,6 +109,7 @@ async function statusOf(
     startedAt: state.startedAt,
     updatedAt: state.updatedAt,
     worktree: place.here ? null : place.root,
+    wait: state.status === 'active' ? (state.wait ?? null) : null,
     next:
       place.blocked ??
       nextCommand(
@@ -129,6 +135,9 @@ function nextCommand(
     case 'running':
       return `running as pid ${String(pid)}: stop it with Ctrl-C in its terminal (or \`kill ${String(pid)}\`)`;
     case 'interrupted':
+      if (state.outcome === 'limited' && state.choice !== null) {
+        return `stopped at a usage limit: \`${rt} resume ${change}\` once it has reset (or end it: ${rt} finish ${change} --cleanup|--keep)`;
+      }
       if (isKeptIncomplete(state)) return keptIncompleteNext(change);
       if (state.step?.op === 'cleanup') {
         return `a cleanup is under way: \`${rt} finish ${change} --cleanup\` completes it`;

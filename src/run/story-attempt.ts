@@ -32,6 +32,8 @@ export async function attemptStory(
   stories: readonly Story[],
   story: Story,
   attempt: number,
+  /** Whether a limit the attempt meets counts as a failure after all (transient, too often). */
+  limitCounts: (limit: AgentLimit) => boolean = () => false,
 ): Promise<SettledAttempt> {
   const { run, emit } = deps;
   await run.ensureAtCheckpoint();
@@ -74,7 +76,7 @@ export async function attemptStory(
     });
   }
 
-  const failure: AttemptFailure = { kind: result.verdict.kind, reason: result.verdict.reason };
+  const failure = failureOf(result.verdict, result.limit ?? null, limitCounts);
   // A stop by the user, a limit or a question is no failure of the attempt: it is only reverted.
   if (!UNCOUNTED.has(failure.kind)) {
     emit({ type: 'attempt.failed', storyId: story.id, attempt, ...failure });
@@ -91,6 +93,21 @@ export async function attemptStory(
     limit: failure.kind === 'limited' ? (result.limit ?? null) : null,
     question: failure.kind === 'blocked' ? failure.reason : null,
   };
+}
+
+/**
+ * The attempt's failure as judged; a limit that is one transient API error too many in a row is
+ * an ordinary agent error (counted), so that an API that stays broken cannot retry for ever.
+ */
+function failureOf(
+  { kind, reason }: AttemptFailure,
+  limit: AgentLimit | null,
+  limitCounts: (limit: AgentLimit) => boolean,
+): AttemptFailure {
+  if (kind === 'limited' && limit !== null && limitCounts(limit)) {
+    return { kind: 'agent-error', reason: `${reason} (too many transient API errors in a row)` };
+  }
+  return { kind, reason };
 }
 
 /** Endings that are reverted but not judged as the attempt's failure. */

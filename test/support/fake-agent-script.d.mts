@@ -12,6 +12,8 @@ export type AgentFormat = 'plain' | 'claude' | 'codex';
 export interface ScriptedAgent {
   story: string;
   attempt: string;
+  /** How many times this attempt has started (1 the first time; `<story>-<attempt>#<run>` keys). */
+  run?: number;
   change: string;
   /** Relative paths in steps are taken from here; git steps run here. */
   cwd: string;
@@ -40,7 +42,12 @@ export type ScriptEnding =
   | { end: 'hang'; withChild: boolean }
   | { end: 'interrupted' };
 
-export function stepsFor(scenario: Scenario, story: string, attempt: string): Step[] | undefined;
+export function stepsFor(
+  scenario: Scenario,
+  story: string,
+  attempt: string,
+  run?: number,
+): Step[] | undefined;
 
 export function recordInvocation(
   logDir: string,
@@ -52,7 +59,7 @@ export function recordInvocation(
     prompt: string;
     promptFile: string | undefined;
   },
-): void;
+): number;
 
 export function runScenario(scenario: Scenario, agent: ScriptedAgent): Promise<ScriptEnding>;
 

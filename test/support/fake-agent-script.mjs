@@ -17,14 +17,28 @@ import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** The steps of one attempt: `<story>-<attempt>`, else `<story>-*`, else `*`. */
-export function stepsFor(scenario, story, attempt) {
-  return scenario[`${story}-${attempt}`] ?? scenario[`${story}-*`] ?? scenario['*'];
+/**
+ * The steps of one attempt: `<story>-<attempt>#<run>` (the run-th start of that attempt, for an
+ * attempt tried again without being counted: a usage limit), else `<story>-<attempt>`, else
+ * `<story>-*`, else `*`.
+ */
+export function stepsFor(scenario, story, attempt, run = 1) {
+  return (
+    scenario[`${story}-${attempt}#${run}`] ??
+    scenario[`${story}-${attempt}`] ??
+    scenario[`${story}-*`] ??
+    scenario['*']
+  );
 }
 
-/** Writes prompt-<key>.md (appended) and invocation-<key>.json into the log folder. */
+/**
+ * Writes prompt-<key>.md (appended) and invocation-<key>.json into the log folder; returns how
+ * many times this key has started (1 the first time), counted in runs-<key>.
+ */
 export function recordInvocation(logDir, key, invocation) {
   mkdirSync(logDir, { recursive: true });
+  appendFileSync(join(logDir, `runs-${key}`), '.');
+  const run = readFileSync(join(logDir, `runs-${key}`), 'utf8').length;
   appendFileSync(join(logDir, `prompt-${key}.md`), invocation.prompt);
   const promptFile = invocation.promptFile;
   writeFileSync(
@@ -39,6 +53,7 @@ export function recordInvocation(logDir, key, invocation) {
         promptFile && existsSync(promptFile) ? readFileSync(promptFile, 'utf8') : null,
     }),
   );
+  return run;
 }
 
 /**
@@ -48,7 +63,7 @@ export function recordInvocation(logDir, key, invocation) {
  */
 export async function runScenario(scenario, agent) {
   const key = `${agent.story}-${agent.attempt}`;
-  const steps = stepsFor(scenario, agent.story, agent.attempt);
+  const steps = stepsFor(scenario, agent.story, agent.attempt, agent.run ?? 1);
   if (!Array.isArray(steps)) {
     agent.stderr(`fake-agent: the scenario has no steps for ${key}, ${agent.story}-* or *\n`);
     return { end: 'exit', code: 2 };

@@ -60,7 +60,7 @@ async function playAttempt(
   mkdirSync(path.dirname(request.promptFilePath), { recursive: true });
   writeFileSync(request.promptFilePath, request.prompt);
   mkdirSync(path.dirname(request.transcriptPath), { recursive: true });
-  recordInvocation(options.logDir, `${request.storyId}-${request.attempt}`, {
+  const run = recordInvocation(options.logDir, `${request.storyId}-${request.attempt}`, {
     argv: [],
     cwd: request.cwd,
     env: {
@@ -93,6 +93,7 @@ async function playAttempt(
     ending = await runScenario(scenario, {
       story: request.storyId,
       attempt: String(request.attempt),
+      run,
       change: request.change,
       cwd: request.cwd,
       env: cleanGitEnv(),

@@ -3,6 +3,7 @@ import { exhaustedMessage } from '../../core/loop.js';
 import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { emptySummary, knownCost, summarize, type RunSummary } from '../../core/run-summary.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
+import { clockTime } from '../../format/clock.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { clean, clip, oneLine } from '../../format/text.js';
@@ -39,6 +40,8 @@ export class ProgressPrinter {
     private readonly style: Style,
     /** How the closing advice names ralphtool (`npx ralphtool resume …` when that is the way). */
     private readonly reach: Reach = ON_PATH,
+    /** The clock a wait's end is shown by (local time). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   handle(event: RunEvent): void {
@@ -140,17 +143,11 @@ export class ProgressPrinter {
       case 'run.finished':
         return this.finishedLines(event);
       case 'agent.limited':
-        return [
-          s.yellow(
-            detail(
-              `⏸ ${event.kind} limit (${event.source}): ${event.message}; waiting ${formatDuration(event.waitMs)}${event.resetsAt ? ` until ${event.resetsAt}` : ''} (the attempt does not count)`,
-            ),
-          ),
-        ];
+        return [s.yellow(detail(limitedLine(event, this.now())))];
       case 'limit.resumed':
         return [
           s.dim(
-            `  ▶ waited ${formatDuration(event.waitedMs)}; trying story ${event.storyId} again`,
+            `  ▶ the wait is over (${formatDuration(event.waitedMs)}): trying story ${event.storyId} again`,
           ),
         ];
       case 'story.blocked':
@@ -232,6 +229,18 @@ export class ProgressPrinter {
       reachable(where, this.reach),
     ];
   }
+}
+
+/**
+ * The line a usage-limit wait starts with: `⏸ usage limit (exit 75): <message> · waiting until
+ * 15:02 (1h12m); the attempt does not count`, the end in the user's local time.
+ */
+export function limitedLine(
+  event: Extract<RunEvent, { type: 'agent.limited' }>,
+  now: number,
+): string {
+  const until = clockTime(now + event.waitMs, now);
+  return `⏸ ${event.kind} limit (${event.source}): ${event.message} · waiting until ${until} (${formatDuration(event.waitMs)}); the attempt does not count`;
 }
 
 /** What `--force` saved, so the old branch can be found again. */

@@ -1,6 +1,7 @@
 import type { RunStatus } from '../../run/status.js';
 import type { Style } from '../../format/style.js';
-import { formatCost, relativeTime } from '../../format/units.js';
+import { clockTime } from '../../format/clock.js';
+import { formatCost, formatDuration, relativeTime } from '../../format/units.js';
 
 /** The text of `ralphtool status`: one block per recorded run. */
 export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Date): string {
@@ -30,8 +31,31 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
       `  ${stories}${current} · ${formatCost(run.costUsd > 0 ? run.costUsd : null)}`,
       `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
       ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
+      ...waitLines(run, now),
       `  next: ${run.next}`,
     ].join('\n');
   });
   return `${blocks.join('\n\n')}\n`;
+}
+
+/**
+ * `waiting for the usage limit until 15:02 (42m)` for a live run that waits; for one a crash cut
+ * short during its wait, that `resume` waits out the rest.
+ */
+function waitLines(run: RunStatus, now: Date): string[] {
+  const wait = run.wait;
+  if (wait === undefined || wait === null) return [];
+  const until = Date.parse(wait.until);
+  const left = until - now.getTime();
+  const what = `the ${wait.kind} limit`;
+  if (run.state === 'running') {
+    const when = `${clockTime(until, now.getTime())} (${formatDuration(Math.max(0, left))})`;
+    return [`  ⏸ waiting for ${what} until ${when}, then story ${wait.storyId} again`];
+  }
+  if (run.state !== 'interrupted') return [];
+  return left > 0
+    ? [
+        `  ⏸ it was waiting for ${what} until ${clockTime(until, now.getTime())}: \`resume\` waits out the rest`,
+      ]
+    : [];
 }

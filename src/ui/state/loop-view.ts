@@ -3,6 +3,7 @@ import { emptySummary, summarize, type RunSummary } from '../../core/run-summary
 import { describeTasksEdits } from '../../core/tasks-edits.js';
 import { formatCost, formatDuration, formatTurns, plural } from '../../format/units.js';
 import { oneLine } from '../../format/text.js';
+import { waitingAfter, type LimitWaitView } from './limit-wait-view.js';
 import {
   appendLines,
   emptyTranscript,
@@ -55,6 +56,8 @@ export interface LoopView {
   exhausted: { storyId: string; attempts: number; reason: string } | null;
   errors: RunError[];
   awaiting: { outcome: RunOutcome; at: number } | null;
+  /** A usage-limit wait going on (its end, epoch ms): the loop screen counts it down. */
+  waiting: LimitWaitView | null;
   finished: (Omit<Extract<RunEvent, { type: 'run.finished' }>, 'type'> & { at: number }) | null;
 }
 
@@ -71,6 +74,7 @@ export function initialLoopView(change: string): LoopView {
     exhausted: null,
     errors: [],
     awaiting: null,
+    waiting: null,
     finished: null,
   };
 }
@@ -108,7 +112,11 @@ function applyEvent(
   write: (storyId: string, lines: TranscriptLine[]) => void,
 ): LoopView {
   const at = Date.parse(event.ts);
-  const next = { ...view, summary: summarize(view.summary, event, at) };
+  const next = {
+    ...view,
+    summary: summarize(view.summary, event, at),
+    waiting: waitingAfter(view.waiting, event, at),
+  };
   switch (event.type) {
     case 'run.started':
       return {

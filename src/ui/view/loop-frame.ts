@@ -1,3 +1,4 @@
+import { clockTime } from '../../format/clock.js';
 import { formatCost, formatDuration, plural, progressBar } from '../../format/units.js';
 import { knownCost, type StorySummary } from '../../core/run-summary.js';
 import type { WatchedRun } from '../state/app-state.js';
@@ -217,6 +218,7 @@ function footerRows(run: WatchedRun, width: number, now: number): Row[] {
     add('stopping… the agent is being stopped and its partial work reverted', 'warn');
   }
   if (run.hint && !run.ended && pressesLeft(run.quit, now) < 3) add(run.hint, 'dim');
+  if (view.waiting && !run.ended && !run.stopRequested) add(waitingText(view.waiting, now), 'warn');
   const errors = view.errors;
   const shown = errors.slice(-2);
   const earlier = errors.length - shown.length;
@@ -232,6 +234,12 @@ function footerRows(run: WatchedRun, width: number, now: number): Row[] {
     add('←/→ story · Tab info/agent · ↑/↓ PgUp/PgDn scroll · q stop', 'dim');
   }
   return rows;
+}
+
+/** The live countdown of a usage-limit wait: `⏸ usage limit (exit 75): story 1 again at 15:02, in 4m12s`. */
+function waitingText(waiting: NonNullable<LoopView['waiting']>, now: number): string {
+  const left = formatDuration(Math.max(0, waiting.until - now));
+  return `⏸ ${waiting.kind} limit (${waiting.source}): story ${oneLine(waiting.storyId)} again at ${clockTime(waiting.until, now)}, in ${left} (the attempt does not count; q stops)`;
 }
 
 /** A story's time so far: its finished attempts plus the running one. */

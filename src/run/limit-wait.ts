@@ -1,0 +1,162 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AgentLimit } from '../agents/types.js';
+import { decideLimitWait, remainingWaitMs } from '../core/limit-wait.js';
+import type { ParkedOutcome } from '../core/loop.js';
+import { formatDuration } from '../format/units.js';
+import type { LoopDeps, LoopSetup } from './loop-types.js';
+
+/**
+ * Waits out usage/rate limits and transient API errors for the loop (docs/contract.md, "Usage
+ * limits"): how long comes from core/limit-wait.ts; this does the waiting, records it in the run
+ * state (so that `status` shows it and a `resume` after a crash waits out the rest), and stops
+ * at once when the user asks to stop.
+ */
+export class LimitWaiter {
+  /** Limited attempts in a row; an attempt that was not limited starts the count again. */
+  private consecutive = 0;
+  /** Time waited for limits in this invocation, for `--max-wait`. */
+  private waitedMs = 0;
+
+  constructor(
+    private readonly setup: LoopSetup,
+    private readonly deps: LoopDeps,
+    /** When this invocation's loop started: `--max-duration` counts from it. */
+    private readonly started: number,
+  ) {}
+
+  /**
+   * Whether the limit the attempt just met is one transient error too many: then it counts as
+   * an ordinary failure (kind `agent-error`) instead of being waited out.
+   */
+  counts(limit: AgentLimit): boolean {
+    return this.decide(limit.kind, limit.resetsAt, this.consecutive + 1).action === 'count';
+  }
+
+  /** The attempt was settled without a limit. */
+  settled(): void {
+    this.consecutive = 0;
+  }
+
+  /**
+   * The attempt met `limit` (reverted, not counted): waits it out and returns null (the loop
+   * tries the same story again, or finds the stop the user asked for), or returns the outcome
+   * that ends the run instead.
+   */
+  async handle(storyId: string, attempt: number, limit: AgentLimit): Promise<ParkedOutcome | null> {
+    this.consecutive += 1;
+    if (this.setup.options.onLimit === 'stop') {
+      this.deps.emit({
+        type: 'error',
+        message: `${describe(limit)}; --on-limit stop ends the run here${limit.resetsAt ? ` (it resets at ${limit.resetsAt})` : ''}: \`ralphtool resume ${this.setup.change.name}\` carries on`,
+        fatal: false,
+      });
+      return 'limited';
+    }
+    const decision = this.decide(limit.kind, limit.resetsAt, this.consecutive);
+    if (decision.action === 'count') return null; // counts() already made it a failure
+    if (decision.action === 'stop') {
+      this.reportStop(decision.outcome, decision.waitMs, limit);
+      return decision.outcome;
+    }
+    await this.wait(storyId, attempt, limit, decision.waitMs, decision.until);
+    return null;
+  }
+
+  /**
+   * Before the first attempt of a `resume`: a wait the run state still records (ralphtool was
+   * killed during it) is waited out for what is left of it; one already over is forgotten.
+   */
+  async resumeRecorded(): Promise<ParkedOutcome | null> {
+    const record = this.deps.run.state.wait;
+    if (record === undefined || record === null) return null;
+    const until = Date.parse(record.until);
+    const left = remainingWaitMs(until, Date.now());
+    const limit: AgentLimit = {
+      kind: record.kind,
+      resetsAt: record.resetsAt,
+      source: record.source,
+      message: record.message,
+    };
+    if (left === 0 || this.deps.stop.aborted || this.setup.options.onLimit === 'stop') {
+      await this.deps.run.recordWait(null);
+      if (left > 0 && !this.deps.stop.aborted) return this.handle(record.storyId, 0, limit);
+      return null;
+    }
+    const attempt = this.deps.run.progressOf(record.storyId).attempts + 1;
+    // What is left is the wait now: past --max-wait or the deadline it ends the run as any would.
+    const stop = this.stopBefore(until);
+    if (stop !== null) {
+      await this.deps.run.recordWait(null);
+      this.reportStop(stop, left, limit);
+      return stop;
+    }
+    await this.wait(record.storyId, attempt, limit, left, until);
+    return null;
+  }
+
+  private decide(kind: AgentLimit['kind'], resetsAt: string | null, consecutive: number) {
+    return decideLimitWait({
+      kind,
+      resetsAt,
+      consecutive,
+      waitedMs: this.waitedMs,
+      maxWaitMs: this.setup.options.maxWaitMs,
+      notAfter: this.notAfter(),
+      now: Date.now(),
+    });
+  }
+
+  private notAfter(): number | null {
+    const max = this.setup.options.maxDurationMs;
+    return max === null ? null : this.started + max;
+  }
+
+  /** The outcome a wait until `until` would run into, or null when it may be waited. */
+  private stopBefore(until: number): ParkedOutcome | null {
+    const maxWaitEnd = Date.now() + Math.max(0, this.setup.options.maxWaitMs - this.waitedMs);
+    const deadline = this.notAfter() ?? Number.POSITIVE_INFINITY;
+    if (until <= maxWaitEnd && until <= deadline) return null;
+    return deadline < maxWaitEnd ? 'time-limit' : 'limited';
+  }
+
+  private reportStop(outcome: ParkedOutcome, waitMs: number, limit: AgentLimit): void {
+    const byDeadline = outcome === 'time-limit';
+    const allowed = byDeadline
+      ? '--max-duration ends the run first'
+      : `more than --max-wait ${formatDuration(this.setup.options.maxWaitMs)} allows (${formatDuration(this.waitedMs)} waited already)`;
+    this.deps.emit({
+      type: 'limit.reached',
+      limit: byDeadline ? 'max-duration' : 'max-wait',
+      message: `${describe(limit)}: waiting ${formatDuration(waitMs)} is ${allowed}; the run stops here, resumable: \`ralphtool resume ${this.setup.change.name}\``,
+    });
+  }
+
+  /** Waits (recorded in the run state), then reports that the loop goes on; a stop ends it at once. */
+  private async wait(
+    storyId: string,
+    attempt: number,
+    limit: AgentLimit,
+    waitMs: number,
+    until: number,
+  ): Promise<void> {
+    const { run, emit, stop } = this.deps;
+    // Recorded first: once the event is out, `status` and a resume after a crash know of it.
+    await run.recordWait({ until: new Date(until).toISOString(), storyId, ...limit });
+    emit({ type: 'agent.limited', storyId, attempt, ...limit, waitMs });
+    const began = Date.now();
+    try {
+      await sleep(waitMs, undefined, { signal: stop });
+    } catch (error) {
+      if (!stop.aborted) throw error;
+    }
+    this.waitedMs += Date.now() - began;
+    // Stopped or over, the wait is no longer going on; only a crash leaves it recorded.
+    await run.recordWait(null);
+    if (!stop.aborted) emit({ type: 'limit.resumed', storyId, waitedMs: Date.now() - began });
+  }
+}
+
+/** `usage limit (exit 75): <message>` */
+function describe(limit: AgentLimit): string {
+  return `${limit.kind} limit (${limit.source}): ${limit.message}`;
+}
