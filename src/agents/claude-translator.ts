@@ -162,11 +162,15 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
     if (line.api_error_status === 401 || AUTH_FAILURE.test(detail)) {
       events.push(...authFailure(detail));
     }
-    if (!fatal) {
-      const status = line.api_error_status ?? null;
-      limit = limitFromResult({ status, text: line.result ?? '', rejected, lastRetryStatus });
-    }
-    if (!fatal) events.push({ type: 'error', message: agentError, fatal: false });
+    if (fatal) return events;
+    const status = line.api_error_status ?? null;
+    limit = limitFromResult({ status, text: line.result ?? '', rejected, lastRetryStatus });
+    // A limit is waited out, not an error of the agent's: its words are shown as a notice.
+    events.push(
+      limit
+        ? { type: 'notice', text: `Claude Code stopped: ${detail}` }
+        : { type: 'error', message: agentError, fatal: false },
+    );
     return events;
   };
 

@@ -101,7 +101,9 @@ describe('the real claude binary at a limit', () => {
       resetsAt: null,
       source: 'claude result (API 529)',
     });
-    expect(events.filter((e) => e.type === 'notice')).toHaveLength(1);
+    // One retry notice, then Claude Code's last word as a notice (a limit is no agent error).
+    expect(events.filter((e) => e.type === 'notice')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
     expect(server.mainTurns()).toBe(2);
   });
 

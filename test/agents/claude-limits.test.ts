@@ -89,9 +89,25 @@ describe('Claude Code limits, from what the real binary printed', () => {
     expect(outcome.limit?.message).toMatch(/429/);
   });
 
+  it.each([
+    '429-subscription-no-retry',
+    '529-overloaded-max-retries-2',
+    'connection-refused-retries',
+  ])("%s: the end is a notice in Claude Code's words, not an error (it is waited out)", (name) => {
+    const lines = recorded(name);
+    const result = JSON.parse(lines.at(-1) ?? '{}') as { result: string };
+    const { events, outcome } = run(lines);
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+    expect(events.at(-1)).toEqual({
+      type: 'notice',
+      text: `Claude Code stopped: ${result.result}`,
+    });
+    expect(outcome.agentError).toBe(`Claude Code reported an error: ${result.result}`);
+  });
+
   it('shows each of the ten 429 retries as a notice, not a limit of its own', () => {
     const { events } = run(recorded('429-plain-retries'));
-    const notices = events.filter((e) => e.type === 'notice');
+    const notices = events.filter((e) => e.type === 'notice').slice(0, -1);
     expect(notices).toHaveLength(10);
     expect(notices[0]).toEqual({
       type: 'notice',
