@@ -92,7 +92,12 @@ export class CheckpointRun extends GuardedRun {
    * operation in progress. Anything else is saved and reverted (as the current attempt, or
    * as `interrupted-<time>` when none is recorded).
    */
-  async ensureAtCheckpoint(opts: CallOptions = {}): Promise<EnsureResult> {
+  async ensureAtCheckpoint(
+    opts: CallOptions & {
+      /** Saves what is found as `<as>-0` instead (the verify baseline's leftovers). */
+      as?: string;
+    } = {},
+  ): Promise<EnsureResult> {
     this.refuseIfFinished();
     if (this.current.step?.op === 'cleanup') throw this.cleanupPending();
     await this.protect(opts, `check-${Date.now()}`);
@@ -110,9 +115,11 @@ export class CheckpointRun extends GuardedRun {
     }
     const { currentStory, currentAttempt } = this.current;
     const { savedRef } =
-      currentStory !== null && currentAttempt !== null
-        ? await this.revert(currentStory, currentAttempt, opts)
-        : await this.revert(`interrupted-${Date.now()}`, 0, opts);
+      opts.as !== undefined
+        ? await this.revert(opts.as, 0, opts)
+        : currentStory !== null && currentAttempt !== null
+          ? await this.revert(currentStory, currentAttempt, opts)
+          : await this.revert(`interrupted-${Date.now()}`, 0, opts);
     const fromBranch = head.kind !== 'detached' && head.name !== this.branch ? head.name : null;
     return { repaired: true, savedRef, fromBranch };
   }

@@ -94,6 +94,13 @@ export class RecordedRun {
     await this.update((draft) => recordAgent(draft, pgid, identity));
   }
 
+  /** The verify ratchet after a baseline or an accepted attempt (core/verify-ratchet.ts). */
+  async recordVerify(entries: NonNullable<RunState['verify']>): Promise<void> {
+    await this.update((draft) => {
+      draft.verify = entries;
+    });
+  }
+
   /** A usage-limit wait begins (null: it is over); `resume` after a crash waits out the rest. */
   async recordWait(wait: LimitWaitRecord | null): Promise<void> {
     await this.update((draft) => {

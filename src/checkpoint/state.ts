@@ -94,6 +94,13 @@ export const runStateSchema = z.object({
    * repository); missing in records written before it existed.
    */
   worktree: z.object({ root: z.string().min(1), gitDir: z.string().min(1) }).optional(),
+  /**
+   * The verify ratchet (core/verify-ratchet.ts): each `--verify` command's result at the last
+   * baseline and whether it has passed on a checkpoint since; missing before any baseline.
+   */
+  verify: z
+    .array(z.object({ command: z.string(), baselinePassed: z.boolean(), passedOnce: z.boolean() }))
+    .optional(),
   /** The usage-limit wait going on; absent or null when none is (records before it existed). */
   wait: waitSchema.nullable().optional(),
 });

@@ -5,6 +5,7 @@ import { UsageError } from '../core/errors.js';
 import { splitCommandLine } from '../process/command-line.js';
 import {
   DEFAULT_RUN_OPTIONS,
+  UNATTENDED_DEFAULTS,
   type AgentKind,
   type OnComplete,
   type OnLimit,
@@ -34,6 +35,7 @@ export interface RawRunFlags {
   verifyStrict?: boolean;
   notify?: string[];
   notifyUrl?: string[];
+  notifyTimeout?: string;
   /** resume only */
   answer?: string;
   answerFile?: string;
@@ -77,7 +79,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--verify <cmdline>',
-        'run after COMPLETE; non-zero exit fails the attempt (repeatable)',
+        'run after COMPLETE; non-zero exit fails the attempt, unless it failed before the run too and has not passed since (repeatable)',
       ).argParser(repeatable),
     )
     .addOption(
@@ -121,7 +123,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--notify <cmdline>',
-        'run this program (event JSON on stdin) when the run ends, blocks or waits (repeatable)',
+        'run this program (no shell; the event as JSON on stdin) when the run ends, a story gives up or asks, or a limit wait starts or ends (repeatable)',
       ).argParser(repeatable),
     )
     .addOption(
@@ -129,6 +131,12 @@ export function addRunOptions(cmd: Command): Command {
         '--notify-url <url>',
         'POST the same event JSON to this URL (repeatable)',
       ).argParser(repeatable),
+    )
+    .addOption(
+      new Option(
+        '--notify-timeout <duration>',
+        'time limit of each notification: a program past it is killed, a URL tried once more (default: 30s)',
+      ),
     )
     .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
 }
@@ -235,6 +243,7 @@ function unattendedOptions(
   | 'verifyStrict'
   | 'notify'
   | 'notifyUrls'
+  | 'notifyTimeoutMs'
   | 'answer'
 > {
   for (const notify of flags.notify ?? []) {
@@ -254,6 +263,12 @@ function unattendedOptions(
     verifyStrict: flags.verifyStrict === true,
     notify: flags.notify ?? [],
     notifyUrls: flags.notifyUrl ?? [],
+    notifyTimeoutMs: parsedOr(
+      flags.notifyTimeout,
+      '--notify-timeout',
+      parsePositiveDuration,
+      UNATTENDED_DEFAULTS.notifyTimeoutMs,
+    ),
     answer: readAnswer(flags),
   };
 }
@@ -269,15 +284,18 @@ export function parseUsd(text: string, flag: string): number {
   return value;
 }
 
+/** The URL is never echoed: its path or user part may carry a token. */
 function parseNotifyUrl(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--notify-url: "${text}" is not a URL: use e.g. https://ntfy.sh/my-topic`);
+    throw new UsageError('--notify-url: not a URL: use e.g. https://ntfy.sh/my-topic');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--notify-url: "${text}" is not an http or https URL`);
+    throw new UsageError(
+      `--notify-url: only http and https URLs are posted to (this one is ${url.protocol}): use e.g. https://ntfy.sh/my-topic`,
+    );
   }
   return url;
 }

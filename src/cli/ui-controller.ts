@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { splitCommandLine } from '../process/command-line.js';
 import { RalphError } from '../core/errors.js';
+import { ON_PATH, reachable, type Reach } from '../core/reach.js';
 import type { CompletionChoice, RunEvent } from '../core/events.js';
 import { changedFilesSince } from '../git/changed-files.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
 import { finishRecordedRun, recordedRunMarks } from '../run/finish-run.js';
 import { launchRun } from '../run/launch.js';
+import { createNotifier } from '../run/notify.js';
 import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
 import { listChanges, readChange } from '../openspec/changes.js';
@@ -21,8 +23,17 @@ export function createUiController(
   cwd: string,
   options: RunOptions,
   env: NodeJS.ProcessEnv,
-): UiController & { stopActive(): void; quitAtOnce(): boolean; hangUp(): Promise<void> } {
+  /** How the user's shell reaches ralphtool, for the commands named in notifications. */
+  reach: Reach = ON_PATH,
+): UiController & {
+  stopActive(): void;
+  quitAtOnce(): boolean;
+  hangUp(): Promise<void>;
+  notificationsDelivered(): Promise<void>;
+} {
   const runs = new Map<string, CheckpointRun>();
+  // The deliveries of every run started here, awaited before ralphtool exits.
+  const deliveries = new Set<Promise<void>>();
   let active: RunHandle | null = null;
   let forced = false;
   let hungUp = false;
@@ -59,7 +70,19 @@ export function createUiController(
       const stop = new AbortController();
       let answer: ((choice: CompletionChoice) => void) | null = null;
       let pending: CompletionChoice | null = null;
-      const emit = (event: RunEvent): void => onEvent(timed(event));
+      // Events go to the UI at once; notifications are delivered beside the UI.
+      const notifier = createNotifier({
+        change,
+        programs: options.notify,
+        urls: options.notifyUrls,
+        timeoutMs: options.notifyTimeoutMs,
+        cwd,
+        env,
+        next: (event: RunEvent): void => onEvent(timed(event)),
+        holdFinished: false,
+        phrase: (message) => reachable(message, reach),
+      });
+      const emit = notifier.emit;
       const done = launchRun(
         {
           cwd,
@@ -86,10 +109,18 @@ export function createUiController(
       ).then(
         (exitCode) => ({ exitCode }),
         (error: unknown) => {
+          notifier.fatal(error instanceof Error ? error.message : String(error));
           if (!(error instanceof RalphError)) throw error;
           emit({ type: 'error', message: error.message, fatal: true });
           return { exitCode: error.exitCode };
         },
+      );
+      const settle = (): Promise<void> => notifier.settled();
+      const delivered = done.then(settle, settle);
+      deliveries.add(delivered);
+      delivered.then(
+        () => deliveries.delete(delivered),
+        () => deliveries.delete(delivered),
       );
       const handle: RunHandle = {
         stop: () => stop.abort(),
@@ -136,6 +167,12 @@ export function createUiController(
         () => undefined,
         () => undefined,
       );
+      // Nobody watches any more: a notification is how the user learns the run stopped.
+      await Promise.all(deliveries);
+    },
+    /** Resolves once the notifications of every run started here are delivered or given up. */
+    notificationsDelivered: async () => {
+      await Promise.all(deliveries);
     },
     /** Whether the user quit at once (q three times) while a run was live. */
     quitAtOnce: () => forced,

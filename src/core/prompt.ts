@@ -19,7 +19,12 @@ export interface PromptInput {
   /** How the previous attempt of this story ended, if it failed. */
   previousFailure: AttemptFailure | null;
   requirements: readonly Requirement[];
-  verify: { commands: readonly string[]; inferred: boolean };
+  verify: {
+    commands: readonly string[];
+    inferred: boolean;
+    /** `--verify` commands that already fail at the checkpoint and do not block yet (the ratchet). */
+    tolerated?: readonly string[];
+  };
   learnings: { path: string; content: string };
 }
 
@@ -174,7 +179,14 @@ function verifySection({ verify }: PromptInput): string {
   const intro = verify.inferred
     ? 'These commands look like the way to check this project (inferred from its files):'
     : 'ralphtool runs these commands after you signal COMPLETE; the story is accepted only if they all pass:';
-  return ['## Verification', '', intro, '', ...verify.commands.map((c) => `- \`${c}\``)].join('\n');
+  const lines = ['## Verification', '', intro, '', ...verify.commands.map((c) => `- \`${c}\``)];
+  for (const command of verify.tolerated ?? []) {
+    lines.push(
+      '',
+      `\`${command}\` already fails before your work (at the checkpoint): it does not block this story until it passes once; do not try to fix unrelated failures unless the story asks for it.`,
+    );
+  }
+  return lines.join('\n');
 }
 
 function learningsSection({ learnings }: PromptInput): string {

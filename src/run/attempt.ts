@@ -1,11 +1,17 @@
 import type { AgentBackend, AgentEvent, AgentLimit } from '../agents/types.js';
 import type { Change, Requirement, Story } from '../core/change.js';
-import type { AttemptFailure, RunEvent } from '../core/events.js';
+import type { AttemptFailure, RunEvent, VerifyResult } from '../core/events.js';
 import { judgeAttempt, type AttemptVerdict } from '../core/judge.js';
 import { buildPrompt, type PromptChangePaths } from '../core/prompt.js';
 import { withoutEchoedPrompt } from '../core/signal.js';
 import { compareTasks, type TasksScope } from '../openspec/tasks-scope.js';
 import { describeTasksEdits } from '../core/tasks-edits.js';
+import {
+  blocks,
+  toleratedCommands,
+  withTolerance,
+  type RatchetEntry,
+} from '../core/verify-ratchet.js';
 import { readLearnings } from './learnings.js';
 import type { RunOptions } from './options.js';
 import { runVerifyCommands } from './verify.js';
@@ -20,6 +26,8 @@ export interface AttemptPlan {
   attempt: number;
   previousFailure: AttemptFailure | null;
   verify: { commands: readonly string[]; inferred: boolean };
+  /** The verify ratchet as recorded; null (or absent) when every `--verify` failure blocks. */
+  ratchet?: readonly RatchetEntry[] | null;
   learningsPath: string;
   promptPath: string;
   transcriptPath: string;
@@ -49,6 +57,8 @@ export interface AttemptResult {
   limit?: AgentLimit;
   /** Absent when the agent did not get to an end that is judged, or tasks.md was unreadable. */
   tasksAfter?: TasksAfter;
+  /** The `--verify` commands that ran on the attempt, with their results; absent when none ran. */
+  verify?: VerifyResult[];
 }
 
 const STOPPED: AttemptVerdict = { accepted: false, kind: 'stopped', reason: 'stopped by the user' };
@@ -75,7 +85,7 @@ export async function runAttempt(
     maxAttempts: options.maxRetries + 1,
     previousFailure: plan.previousFailure,
     requirements,
-    verify: plan.verify,
+    verify: { ...plan.verify, tolerated: tolerated(plan, options) },
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },
   });
   // The backend writes the prompt to plan.promptPath (its RALPHTOOL_PROMPT_FILE), once.
@@ -160,17 +170,29 @@ export async function runAttempt(
   }
   const withTasks = tasksAfter ? { ...base, tasksAfter } : base;
   if (verdict.accepted && options.verify.length > 0) {
-    const failure = await runVerifyCommands(
+    const isBlocking = (command: string): boolean =>
+      blocks(plan.ratchet ?? null, command, options.verifyStrict);
+    const ran = await runVerifyCommands(
       options.verify,
       plan.repoRoot,
       plan.env,
       options.verifyTimeoutMs,
       stop,
+      isBlocking,
     );
     if (stop.aborted) return { ...base, fatal: null, verdict: STOPPED };
+    const { failure } = ran;
     if (failure) verdict = { accepted: false, kind: 'verify-failed', reason: failure.reason };
+    const verify = withTolerance(ran.outcomes, isBlocking);
+    if (verify.length > 0) return { ...withTasks, fatal: null, verdict, verify };
   }
   return { ...withTasks, fatal: null, verdict };
+}
+
+/** The `--verify` commands that fail at the checkpoint and do not block yet: told the agent. */
+function tolerated(plan: AttemptPlan, options: RunOptions): string[] {
+  if (plan.verify.inferred) return [];
+  return toleratedCommands(plan.ratchet ?? null, plan.verify.commands, options.verifyStrict);
 }
 
 async function tasksScope(plan: AttemptPlan): Promise<TasksAfter | undefined> {

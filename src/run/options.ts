@@ -39,6 +39,8 @@ export interface RunOptions {
   notify: readonly string[];
   /** URLs the same events are POSTed to as JSON. */
   notifyUrls: readonly string[];
+  /** Limit for one notification: a program's run, or each try of a POST. */
+  notifyTimeoutMs: number;
   /** `resume --answer` / `--answer-file`: the answer to the question a blocked run asked. */
   answer: string | null;
 }
@@ -65,6 +67,7 @@ export const UNATTENDED_DEFAULTS: Pick<
   | 'verifyStrict'
   | 'notify'
   | 'notifyUrls'
+  | 'notifyTimeoutMs'
   | 'answer'
 > = {
   onLimit: DEFAULT_RUN_OPTIONS.onLimit,
@@ -75,5 +78,6 @@ export const UNATTENDED_DEFAULTS: Pick<
   verifyStrict: false,
   notify: [],
   notifyUrls: [],
+  notifyTimeoutMs: 30_000,
   answer: null,
 };

@@ -4,6 +4,7 @@ import type { LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 import { LimitWaiter } from './limit-wait.js';
 import { endRun, reportExhausted } from './run-end.js';
 import { attemptStory } from './story-attempt.js';
+import { runVerifyBaseline } from './verify-baseline.js';
 
 export type { ChooseCompletion, LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 
@@ -18,6 +19,7 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
   announceStart(setup, deps, stories);
   const reportDirtySubmodules = submoduleReporter(deps);
   await reportDirtySubmodules();
+  await runVerifyBaseline(setup, deps);
   // Usage limits are waited out (a wait a crashed invocation recorded first), not failed.
   const limits = new LimitWaiter(setup, deps, started);
   let ending: ParkedOutcome | null = await limits.resumeRecorded();

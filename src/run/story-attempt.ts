@@ -1,6 +1,7 @@
 import type { Story } from '../core/change.js';
 import { RalphError } from '../core/errors.js';
-import type { AttemptFailure } from '../core/events.js';
+import type { AttemptFailure, VerifyResult } from '../core/events.js';
+import { afterAccepted } from '../core/verify-ratchet.js';
 import type { AgentLimit } from '../agents/types.js';
 import type { AttemptEnding, AttemptFigures } from '../checkpoint/index.js';
 import { promptFile, transcriptFile } from '../checkpoint/paths.js';
@@ -63,7 +64,7 @@ export async function attemptStory(
     if (savedRef !== null) {
       emit({ type: 'tasks.out-of-scope', storyId: story.id, attempt, edits: outside, savedRef });
     }
-    await acceptAttempt(deps, story.id, attempt, figures);
+    await acceptAttempt(deps, story.id, attempt, figures, result.verify);
     return { accepted: true };
   }
   if (outside.length > 0) {
@@ -79,7 +80,7 @@ export async function attemptStory(
   const failure = failureOf(result.verdict, result.limit ?? null, limitCounts);
   // A stop by the user, a limit or a question is no failure of the attempt: it is only reverted.
   if (!UNCOUNTED.has(failure.kind)) {
-    emit({ type: 'attempt.failed', storyId: story.id, attempt, ...failure });
+    emit({ type: 'attempt.failed', storyId: story.id, attempt, ...failure, ...verifyOf(result) });
   }
   if (failure.kind === 'blocked') {
     emit({ type: 'story.blocked', storyId: story.id, attempt, question: failure.reason });
@@ -118,10 +119,15 @@ async function acceptAttempt(
   storyId: string,
   attempt: number,
   figures: AttemptFigures,
+  verify: VerifyResult[] | undefined,
 ): Promise<void> {
   const sha = await deps.run.acceptStory(storyId, figures);
   deps.emit({ type: 'checkpoint.created', storyId, sha });
   reportNotices(deps);
+  // The new checkpoint passes what passed on it: from now on those commands block (the ratchet).
+  // A crash before this write loses nothing: the next baseline runs them on this checkpoint.
+  const ratchet = afterAccepted(deps.run.state.verify ?? null, verify ?? []);
+  if (ratchet !== null) await deps.run.recordVerify(ratchet);
   const progress = deps.run.progressOf(storyId);
   deps.emit({
     type: 'story.completed',
@@ -129,7 +135,13 @@ async function acceptAttempt(
     attempts: attempt,
     costUsd: progress.costUsd,
     durationMs: progress.durationMs,
+    ...(verify ? { verify } : {}),
   });
+}
+
+/** The verify results for an event, when any command ran. */
+function verifyOf(result: AttemptResult): { verify?: VerifyResult[] } {
+  return result.verify ? { verify: result.verify } : {};
 }
 
 /** What the checkpoint engine did on its own (config put back, secrets left out): warnings. */
@@ -171,6 +183,7 @@ async function runAgentAttempt(
         attempt,
         previousFailure,
         verify: setup.verify,
+        ratchet: run.state.verify ?? null,
         learningsPath: run.paths.learnings,
         promptPath: promptFile(run.paths, story.id, attempt),
         transcriptPath: transcriptFile(run.paths, story.id, attempt),

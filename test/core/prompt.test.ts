@@ -133,6 +133,23 @@ describe('buildPrompt', () => {
     expect(none).toContain('No test command is known');
   });
 
+  it('says which --verify command already fails before the work, and only that one', () => {
+    const prompt = buildPrompt(
+      input({
+        verify: { commands: ['make lint', 'make test'], inferred: false, tolerated: ['make test'] },
+      }),
+    );
+    const section = prompt.slice(prompt.indexOf('## Verification'));
+    expect(section).toContain(
+      '`make test` already fails before your work (at the checkpoint): it does not block this story until it passes once; do not try to fix unrelated failures unless the story asks for it.',
+    );
+    expect(section).not.toContain('`make lint` already fails');
+    const none = buildPrompt(
+      input({ verify: { commands: ['make test'], inferred: false, tolerated: [] } }),
+    );
+    expect(none).not.toContain('already fails before your work');
+  });
+
   it("puts the story's capability first among the scenarios", () => {
     const prompt = buildPrompt(input({ story: { ...story, title: 'Auth login endpoint' } }));
     expect(prompt.indexOf('Capability: auth')).toBeLessThan(prompt.indexOf('Capability: billing'));

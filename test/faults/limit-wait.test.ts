@@ -142,38 +142,45 @@ describe('ralphtool run: a usage limit is waited out', () => {
     expect(w.state().wait ?? null).toBeNull();
   }, 240_000);
 
-  it('Ctrl-C during a wait stops at once (exit 130), long before the reset; resume tries again at once', async () => {
-    const resetsAt = secondsAhead(600);
-    world = limitedOnce(resetsAt);
-    const w = world;
-    const live = w.spawn('run');
-    await live.waitFor((e) => e.type === 'agent.limited');
-    // The wait is recorded while it lasts.
-    expect(w.state().wait).toMatchObject({ storyId: '1', kind: 'usage', resetsAt });
-    // status, asked meanwhile, says what the live run is waiting for and until when (local time).
-    const until = Date.parse(String((w.state().wait as { until: string }).until));
-    const status = await w.cli(['status']);
-    expect(status.stdout).toContain(`⏸ waiting for the usage limit until ${hhmm(until)} (`);
-    expect(status.stdout).toContain('then story 1 again');
-    expect((await w.statusJson()).runs[0]).toMatchObject({
-      state: 'running',
-      wait: { storyId: '1', kind: 'usage', resetsAt, source: 'exit 75' },
-    });
-    live.signal('SIGINT');
-    const exit = await live.exited;
-    expect(exit.code, live.stderr).toBe(130);
-    expect(Date.now()).toBeLessThan(Date.parse(resetsAt));
-    expect(live.events.at(-1)).toMatchObject({ type: 'run.finished', outcome: 'stopped' });
-    expect(live.types()).not.toContain('limit.resumed');
-    expect(w.state().wait ?? null).toBeNull();
-    expect(w.state().stories['1']).toMatchObject({ attempts: 0 });
-    expect(w.userFilesChanged()).toEqual([]);
+  it.each([
+    ['Ctrl-C', 'SIGINT'],
+    ['SIGTERM', 'SIGTERM'],
+  ] as const)(
+    '%s during a wait stops at once (exit 130), long before the reset; resume tries again at once',
+    async (_name, signal) => {
+      const resetsAt = secondsAhead(600);
+      world = limitedOnce(resetsAt);
+      const w = world;
+      const live = w.spawn('run');
+      await live.waitFor((e) => e.type === 'agent.limited');
+      // The wait is recorded while it lasts.
+      expect(w.state().wait).toMatchObject({ storyId: '1', kind: 'usage', resetsAt });
+      // status, asked meanwhile, says what the live run is waiting for and until when (local time).
+      const until = Date.parse(String((w.state().wait as { until: string }).until));
+      const status = await w.cli(['status']);
+      expect(status.stdout).toContain(`⏸ waiting for the usage limit until ${hhmm(until)} (`);
+      expect(status.stdout).toContain('then story 1 again');
+      expect((await w.statusJson()).runs[0]).toMatchObject({
+        state: 'running',
+        wait: { storyId: '1', kind: 'usage', resetsAt, source: 'exit 75' },
+      });
+      live.signal(signal);
+      const exit = await live.exited;
+      expect(exit.code, live.stderr).toBe(130);
+      expect(Date.now()).toBeLessThan(Date.parse(resetsAt));
+      expect(live.events.at(-1)).toMatchObject({ type: 'run.finished', outcome: 'stopped' });
+      expect(live.types()).not.toContain('limit.resumed');
+      expect(w.state().wait ?? null).toBeNull();
+      expect(w.state().stories['1']).toMatchObject({ attempts: 0 });
+      expect(w.userFilesChanged()).toEqual([]);
 
-    // The user stopped the wait: resume does not wait again on its own, it tries.
-    const resumed = await w.loop('resume');
-    expect(resumed.exitCode, resumed.stderr).toBe(0);
-    expect(index(resumed.events(), 'agent.limited')).toBe(-1);
-  }, 240_000);
+      // The user stopped the wait: resume does not wait again on its own, it tries.
+      const resumed = await w.loop('resume');
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      expect(index(resumed.events(), 'agent.limited')).toBe(-1);
+    },
+    240_000,
+  );
 
   it('kill -9 during a wait, then resume: waits again for what is left, then completes', async () => {
     const resetsAt = secondsAhead(5);
@@ -228,6 +235,25 @@ describe('ralphtool run: a usage limit is waited out', () => {
       attempts: 1,
     });
     expect(w.state().wait ?? null).toBeNull();
+  }, 240_000);
+
+  it('kill -9 during a wait, then resume with a --max-wait shorter than what is left: exit 5 at once', async () => {
+    world = limitedOnce(secondsAhead(600));
+    const w = world;
+    const live = w.spawn('run');
+    await live.waitFor((e) => e.type === 'agent.limited');
+    await live.kill9();
+    expect(w.state().wait).toMatchObject({ storyId: '1' });
+
+    const resumed = await w.loop('resume', ['--max-wait', '1m']);
+    expect(resumed.exitCode, resumed.stderr).toBe(5);
+    const events = resumed.events();
+    expect(index(events, 'agent.limited')).toBe(-1);
+    expect(index(events, 'story.started')).toBe(-1);
+    expect(events.find((e) => e.type === 'limit.reached')).toMatchObject({ limit: 'max-wait' });
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', outcome: 'limited' });
+    expect(w.state().wait ?? null).toBeNull();
+    expect(w.userFilesChanged()).toEqual([]);
   }, 240_000);
 
   it('transient API errors past the cap count as a failed attempt', async () => {

@@ -27,7 +27,14 @@ function completeOnce(args: readonly string[]): Promise<CliRun> {
 describe('--verify-timeout', () => {
   it('fails the attempt when a verify command runs longer, saying it timed out', async () => {
     const forever = `${NODE} -e "setInterval(() => {}, 1000)"`;
-    const result = await completeOnce(['--verify', forever, '--verify-timeout', '1s']);
+    // Strict: the command times out before the run too, and would be tolerated (the ratchet).
+    const result = await completeOnce([
+      '--verify-strict',
+      '--verify',
+      forever,
+      '--verify-timeout',
+      '1s',
+    ]);
     expect(result.exitCode).toBe(3);
     const failed = result.events().filter((e) => e.type === 'attempt.failed');
     expect(failed).toHaveLength(1);

@@ -14,6 +14,8 @@ afterEach(() => {
 });
 
 describe('ralphtool run --verify', () => {
+  // These commands fail before the run too: --verify-strict makes them block from the start
+  // (without it they would be tolerated until they first pass: verify-ratchet.test.ts).
   it('fails a COMPLETE whose verify command exits non-zero, naming the command and exit code', async () => {
     fixture = new RunFixture(CHANGE, stories(1)).scenario({
       '1-1': [{ tick: 'all' }, { signal: 'COMPLETE' }],
@@ -24,6 +26,7 @@ describe('ralphtool run --verify', () => {
       '--json',
       '--max-retries',
       '0',
+      '--verify-strict',
       '--verify',
       passing,
       '--verify',
@@ -71,7 +74,13 @@ describe('the loop with verify commands', () => {
       ],
     });
     const verify = `${NODE} ${quote(check)}`;
-    const result = await f.run({ maxRetries: 1, verify: [verify], completion: 'keep' });
+    // The check fails before the run too: strict, so that it blocks from the first attempt.
+    const result = await f.run({
+      maxRetries: 1,
+      verify: [verify],
+      completion: 'keep',
+      options: { verifyStrict: true },
+    });
     expect(result.exitCode).toBe(0);
     const events = result.events();
     const failure = single(events, 'attempt.failed');

@@ -3,6 +3,7 @@ import { QuitNow } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { launchRun, type RunMode } from '../../run/launch.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
+import { createNotifier } from '../../run/notify.js';
 import { gateAgentChatter } from '../../run/output-gate.js';
 import { askCompletionChoice } from '../completion-prompt.js';
 import { stopWhenOutputCloses } from '../closed-output.js';
@@ -66,11 +67,23 @@ export async function runCommand(
       () => quitNow(130),
     );
   };
+  // Told of the events people need to know; run.finished is written once those are delivered.
+  const notifier = createNotifier({
+    change: opts.change,
+    programs: options.notify,
+    urls: options.notifyUrls,
+    timeoutMs: options.notifyTimeoutMs,
+    cwd: opts.cwd,
+    env: io.env,
+    next: emit,
+    holdFinished: true,
+    phrase: (message) => reachable(message, reach),
+  });
   try {
     const launched = launchRun(
       { cwd: opts.cwd, change: opts.change, options, mode: opts.mode, env: io.env },
       {
-        emit,
+        emit: notifier.emit,
         chooseCompletion,
         stop: stop.signal,
         notice: (message) => io.stderr.write(`ralphtool: ${reachable(message, reach)}\n`),
@@ -79,12 +92,16 @@ export async function runCommand(
         },
       },
     );
-    return await Promise.race([launched, quitting]);
+    const exitCode = await Promise.race([launched, quitting]);
+    // The process must not end before the notifications are out; a quit at once does not wait.
+    await Promise.race([notifier.settled(), quitting]);
+    return exitCode;
   } catch (error) {
-    if (options.json && !(error instanceof QuitNow)) {
-      const message = error instanceof Error ? error.message : String(error);
-      emit({ type: 'error', message, fatal: true });
-    }
+    if (error instanceof QuitNow) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    notifier.fatal(message);
+    await Promise.race([notifier.settled(), quitting]);
+    if (options.json) emit({ type: 'error', message, fatal: true });
     throw error;
   } finally {
     removeSignals();

@@ -14,7 +14,7 @@ export async function uiCommand(
   const options = toRunOptions(opts.flags, true);
   assertDirectory(opts.cwd);
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
-  const controller = createUiController(opts.cwd, options, { ...io.env });
+  const controller = createUiController(opts.cwd, options, { ...io.env }, io.reach);
   const renderApp = await loadInteractiveUi(io.env);
   // SIGTERM asks the running loop to stop, like `q`; the UI then shows the completion choice.
   const onTerm = (): void => controller.stopActive();
@@ -40,6 +40,8 @@ export async function uiCommand(
       );
       throw new QuitNow(130);
     }
+    // The UI is closed; ralphtool still must not end before the run's notifications are out.
+    await controller.notificationsDelivered();
     return code;
   } finally {
     process.off('SIGTERM', onTerm);

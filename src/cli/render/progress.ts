@@ -3,6 +3,7 @@ import { exhaustedMessage } from '../../core/loop.js';
 import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { emptySummary, knownCost, summarize, type RunSummary } from '../../core/run-summary.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
+import { baselineNote, toleratedNotes } from '../../core/verify-ratchet.js';
 import { clockTime } from '../../format/clock.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
@@ -94,9 +95,12 @@ export class ProgressPrinter {
           reason: event.reason,
           whole: !repeats && !shown.endsWith('…'),
         };
-        return repeats
-          ? [s.red(`  ✗ attempt ${event.attempt} failed (${event.kind}): the error above`)]
-          : [s.red(shown)];
+        return [
+          repeats
+            ? s.red(`  ✗ attempt ${event.attempt} failed (${event.kind}): the error above`)
+            : s.red(shown),
+          ...toleratedNotes(event.verify).map((note) => s.yellow(detail(note))),
+        ];
       }
       case 'tasks.out-of-scope': {
         const what = `⚠ attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
@@ -117,6 +121,7 @@ export class ProgressPrinter {
           s.green(
             `  ✓ Story ${event.storyId} done · ${plural(event.attempts, 'attempt')} · ${this.storyCost(event.storyId, event.costUsd)} · ${formatDuration(event.durationMs)}`,
           ),
+          ...toleratedNotes(event.verify).map((note) => s.yellow(detail(note))),
         ];
       case 'story.exhausted': {
         // Its reason is the last attempt's failure, printed just above; the `error` event that
@@ -154,7 +159,7 @@ export class ProgressPrinter {
         return [s.yellow(detail(`? Story ${event.storyId} asks: ${event.question}`))];
       case 'verify.baseline':
         return event.results.map((r) =>
-          s.dim(`  verify baseline: ${r.command} ${r.passed ? 'passes' : 'fails before the run'}`),
+          r.passed ? s.dim(detail(baselineNote(r))) : s.yellow(detail(baselineNote(r))),
         );
       case 'limit.reached':
         return [s.yellow(`  ■ ${event.message}`)];

@@ -1,6 +1,13 @@
-import type { RunEvent, FailureKind, RunOutcome, TimedRunEvent } from '../../core/events.js';
+import type {
+  RunEvent,
+  FailureKind,
+  RunOutcome,
+  TimedRunEvent,
+  VerifyResult,
+} from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
+import { toleratedNotes } from '../../core/verify-ratchet.js';
 import { formatCost, formatDuration, formatTurns, plural } from '../../format/units.js';
 import { oneLine } from '../../format/text.js';
 import { waitingAfter, type LimitWaitView } from './limit-wait-view.js';
@@ -192,6 +199,7 @@ function applyEvent(
           kind: 'failure',
           text: `attempt ${event.attempt} failed (${event.kind}): ${oneLine(event.reason)}`,
         },
+        ...tolerated(event.verify),
       ]);
       return updateAttempt(next, event.storyId, event.attempt, (a) => ({
         ...a,
@@ -223,6 +231,7 @@ function applyEvent(
           kind: 'note',
           text: `✓ story done after ${plural(event.attempts, 'attempt')}`,
         },
+        ...tolerated(event.verify),
       ]);
       return updateAttempt(next, event.storyId, event.attempts, (a) => ({
         ...a,
@@ -279,6 +288,11 @@ function applyEvent(
     case 'limit.reached':
       return next;
   }
+}
+
+/** A tolerated verify failure (the ratchet) is a short note, not a failure. */
+function tolerated(results: readonly VerifyResult[] | undefined): { kind: 'note'; text: string }[] {
+  return toleratedNotes(results).map((text) => ({ kind: 'note', text: oneLine(text) }));
 }
 
 /** The attempt's edits of other stories, and what became of them. */

@@ -134,10 +134,13 @@ function storyLine(view: LoopView, id: string, title: string): Row {
     pending: last?.status === 'stopped' ? 'stopped' : 'pending',
   };
   const attempt = last ? ` · attempt ${last.attempt} of ${max}` : '';
+  // A limited attempt was reverted, not counted: the story waits to run it again.
+  const waiting =
+    view.waiting?.storyId === id ? `waiting for the ${view.waiting.kind} limit` : null;
   // Status first: on a narrow terminal the title is what gets clipped.
   return [
     { text: `Story ${oneLine(id)}`, tone: 'title' },
-    { text: ` · ${word[status]}${attempt} · `, tone: TONE[status] },
+    { text: ` · ${waiting ?? word[status]}${attempt} · `, tone: waiting ? 'warn' : TONE[status] },
     { text: title, tone: 'title' },
   ];
 }
