@@ -3,4 +3,9 @@
  * needs; the slow tier holds what takes minutes or measures rather than checks: the random-agent
  * soak and the benchmark scripts' smoke run. CI runs both.
  */
-export const SLOW_TESTS = ['test/fuzz/soak.test.ts', 'test/bench/**/*.test.ts'];
+export const SLOW_TESTS = [
+  'test/fuzz/soak.test.ts',
+  'test/bench/**/*.test.ts',
+  // Real usage-limit waits with the real claude binary: about 20 s each.
+  'test/e2e/claude-limits.test.ts',
+];

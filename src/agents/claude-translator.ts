@@ -1,8 +1,15 @@
 import { z } from 'zod';
 import { ifParsed, lineType, parseJsonLine } from './json-line.js';
 import { summarizeToolInput } from './tool-summary.js';
+import {
+  limitFromRejected,
+  limitFromResult,
+  RateLimitLine,
+  rateLimitWarning,
+  type RateLimitInfo,
+} from './claude-limits.js';
 import { formatDuration } from '../format/units.js';
-import type { AgentEvent, StreamTranslator, TranslatedOutcome } from './types.js';
+import type { AgentEvent, AgentLimit, StreamTranslator, TranslatedOutcome } from './types.js';
 
 // Only the fields ralphtool reads; everything else in Claude Code's stream is ignored.
 const count = z.number().nullish();
@@ -70,6 +77,10 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
   let agentError: string | null = null;
   let fatal: string | null = null;
   let budgetReached: string | null = null;
+  let limit: AgentLimit | null = null;
+  // The last `rejected` rate_limit_event (its reset time) and the last api_retry's status.
+  let rejected: RateLimitInfo | null = null;
+  let lastRetryStatus: number | null | undefined;
 
   const authFailure = (detail: string): AgentEvent[] => {
     if (fatal) return [];
@@ -80,7 +91,17 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
   const onSystem = (line: z.infer<typeof SystemLine>): AgentEvent[] => {
     const refused = line.error === 'authentication_failed' || line.error_status === 401;
     if (refused) return authFailure(`API answered ${line.error_status ?? line.error}`);
+    if (line.subtype === API_RETRY) lastRetryStatus = line.error_status ?? null;
     return line.subtype === API_RETRY ? [{ type: 'notice', text: retryNotice(line) }] : [];
+  };
+
+  // Claude Code's own account of the subscription's limit: a rejection is remembered for the
+  // result that follows (its reset time), a warning is shown, `allowed` says nothing.
+  const onRateLimit = (line: z.infer<typeof RateLimitLine>): AgentEvent[] => {
+    const info = line.rate_limit_info;
+    if (info.status === 'rejected') rejected = info;
+    const warning = rateLimitWarning(info);
+    return warning ? [{ type: 'notice', text: warning }] : [];
   };
 
   const onAssistant = (line: z.infer<typeof AssistantLine>): AgentEvent[] => {
@@ -147,7 +168,15 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
     if (line.api_error_status === 401 || AUTH_FAILURE.test(detail)) {
       events.push(...authFailure(detail));
     }
-    if (!fatal) events.push({ type: 'error', message: agentError, fatal: false });
+    if (fatal) return events;
+    const status = line.api_error_status ?? null;
+    limit = limitFromResult({ status, text: line.result ?? '', rejected, lastRetryStatus });
+    // A limit is waited out, not an error of the agent's: its words are shown as a notice.
+    events.push(
+      limit
+        ? { type: 'notice', text: `Claude Code stopped: ${detail}` }
+        : { type: 'error', message: agentError, fatal: false },
+    );
     return events;
   };
 
@@ -159,12 +188,15 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
       if (type === 'system') return ifParsed(SystemLine.safeParse(json), onSystem);
       if (type === 'assistant') return ifParsed(AssistantLine.safeParse(json), onAssistant);
       if (type === 'result') return ifParsed(ResultLine.safeParse(json), onResult);
+      if (type === 'rate_limit_event') return ifParsed(RateLimitLine.safeParse(json), onRateLimit);
       return [];
     },
     finish(stderrTail): TranslatedOutcome {
       if (!fatal && ROOT_REFUSAL.test(stderrTail)) fatal = CLAUDE_ROOT_MESSAGE;
+      // Rejected, then no result at all: Claude Code ended at the limit without saying more.
+      if (!ended && !fatal && rejected !== null) limit = limitFromRejected(rejected);
       const budget = budgetReached !== null ? { budgetReached } : {};
-      return { finalAnswer: resultText ?? lastText, agentError, fatal, ...budget };
+      return { finalAnswer: resultText ?? lastText, agentError, fatal, limit, ...budget };
     },
     isProgress(line) {
       // A retry notice is Claude Code waiting, not working: it must not keep the idle timer off.

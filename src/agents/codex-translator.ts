@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ifParsed, lineType, parseJsonLine } from './json-line.js';
+import { codexLimit } from './codex-limits.js';
 import { oneLine } from './tool-summary.js';
-import type { AgentEvent, StreamTranslator, TranslatedOutcome } from './types.js';
+import type { AgentEvent, AgentLimit, StreamTranslator, TranslatedOutcome } from './types.js';
 
 const count = z.number().nullish();
 const ItemLine = z.object({
@@ -45,16 +46,30 @@ const ANNOUNCED_AT_START = new Set(['command_execution', 'mcp_tool_call', 'web_s
 /**
  * Reads `codex exec --json`. The final answer is the last `agent_message`. Only
  * `turn.completed` / `turn.failed` end a turn: a top-level `error` is a reconnect notice.
- * `elapsedMs` supplies the duration Codex does not report.
+ * `elapsedMs` supplies the duration Codex does not report; `now` the clock that turns Codex's
+ * "try again at 3:28 PM" into a reset time.
  */
 export function createCodexTranslator(
-  options: { elapsedMs?: () => number } = {},
+  options: { elapsedMs?: () => number; now?: () => number } = {},
 ): StreamTranslator {
   let finalAnswer = '';
   let turns = 0;
   let agentError: string | null = null;
   let fatal: string | null = null;
+  // A usage/rate limit or transient API failure Codex reported, until a turn completes after it.
+  let limit: AgentLimit | null = null;
   const announced = new Set<string>();
+
+  // Only Codex's own error reports (`turn.failed`, a top-level `error`) can say "limit", never
+  // an item's text; a `Reconnecting… n/m` notice is Codex still trying.
+  const noteLimit = (message: string, source: string): void => {
+    if (RECONNECTING.test(message)) return;
+    const found = codexLimit(message, source, (options.now ?? Date.now)());
+    if (found === null) return;
+    // `error` then `turn.failed` usually repeat one message: keep a reset time once known.
+    limit =
+      found.resetsAt === null && limit?.resetsAt ? { ...found, resetsAt: limit.resetsAt } : found;
+  };
 
   const failure = (message: string, isTurnEnd: boolean): AgentEvent[] => {
     if (isTurnEnd) agentError = `Codex reported an error: ${message}`;
@@ -87,6 +102,7 @@ export function createCodexTranslator(
 
   const onTurnCompleted = (line: z.infer<typeof TurnCompleted>): AgentEvent[] => {
     turns += 1;
+    limit = null;
     const input = line.usage?.input_tokens ?? 0;
     const cached = line.usage?.cached_input_tokens ?? 0;
     return [
@@ -120,17 +136,21 @@ export function createCodexTranslator(
       if (type === 'turn.completed')
         return ifParsed(TurnCompleted.safeParse(json), onTurnCompleted);
       if (type === 'turn.failed') {
-        return ifParsed(TurnFailed.safeParse(json), (l) =>
-          failure(l.error?.message || 'turn failed', true),
-        );
+        return ifParsed(TurnFailed.safeParse(json), (l) => {
+          noteLimit(l.error?.message ?? '', 'codex turn.failed');
+          return failure(l.error?.message || 'turn failed', true);
+        });
       }
       if (type === 'error') {
-        return ifParsed(ErrorLine.safeParse(json), (l) => failure(l.message || 'error', false));
+        return ifParsed(ErrorLine.safeParse(json), (l) => {
+          noteLimit(l.message ?? '', 'codex error');
+          return failure(l.message || 'error', false);
+        });
       }
       return [];
     },
     finish(): TranslatedOutcome {
-      return { finalAnswer, agentError, fatal };
+      return { finalAnswer, agentError, fatal, limit: fatal ? null : limit };
     },
     isProgress(line) {
       // `Reconnecting... 2/5 (…)`, which Codex may repeat without end, is no progress: it must

@@ -112,6 +112,7 @@ describe('claude translator', () => {
       finalAnswer: 'All tasks done.\n<promise>COMPLETE</promise>',
       agentError: null,
       fatal: null,
+      limit: null,
     });
   });
 
@@ -267,7 +268,10 @@ describe('Claude Code retrying the API (system / api_retry)', () => {
 
   it('shows each retry as a notice saying the status, the count and the delay', () => {
     const t = createClaudeTranslator();
-    const notices = feed(t, rateLimited).filter((e) => e.type === 'notice');
+    // The last notice is the end (a limit, waited out); the retries come before it.
+    const notices = feed(t, rateLimited)
+      .filter((e) => e.type === 'notice')
+      .slice(0, -1);
     expect(notices).toEqual([
       { type: 'notice', text: 'API 429 (rate_limit) — Claude Code retrying 1/2 in 1s' },
       { type: 'notice', text: 'API 429 (rate_limit) — Claude Code retrying 2/2 in 1.1s' },
@@ -278,7 +282,9 @@ describe('Claude Code retrying the API (system / api_retry)', () => {
   });
 
   it('says the API could not be reached when the retry has no HTTP status', () => {
-    const notices = feed(createClaudeTranslator(), unreachable).filter((e) => e.type === 'notice');
+    const notices = feed(createClaudeTranslator(), unreachable)
+      .filter((e) => e.type === 'notice')
+      .slice(0, -1);
     expect(notices).toEqual([
       { type: 'notice', text: 'API unreachable — Claude Code retrying 1/1 in 0.6s' },
     ]);

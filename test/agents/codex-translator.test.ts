@@ -76,6 +76,7 @@ describe('codex translator', () => {
       finalAnswer: '<promise>FAILED: no db</promise>',
       agentError: null,
       fatal: null,
+      limit: null,
     });
   });
 

@@ -26,6 +26,17 @@ export { CLAUDE_ARGS, claudeBinPath, claudeEnv } from './model-server-claude.js'
 /** An API error answered instead of a message (e.g. 401 authentication_error). */
 export interface ScriptedError {
   error: { status: number; type: string; message: string };
+  /**
+   * Extra response headers (e.g. `anthropic-ratelimit-unified-*`, `retry-after`); a null value
+   * drops a default one (`x-should-retry: false`, so that the client may retry as it would).
+   */
+  headers?: Record<string, string | null>;
+}
+
+/** A turn answered with extra response headers (e.g. a usage warning on a good answer). */
+export interface ScriptedTurnWithHeaders {
+  turn: ScriptedTurn;
+  headers: Record<string, string>;
 }
 
 /** What a script function is told about the main-conversation request it answers. */
@@ -39,8 +50,10 @@ export interface ScriptRequest {
 
 /** A list of turns, one per main request, or a function choosing each turn (undefined = done). */
 export type Script =
-  | (ScriptedTurn | ScriptedError)[]
-  | ((request: ScriptRequest) => ScriptedTurn | ScriptedError | undefined);
+  | (ScriptedTurn | ScriptedError | ScriptedTurnWithHeaders)[]
+  | ((
+      request: ScriptRequest,
+    ) => ScriptedTurn | ScriptedError | ScriptedTurnWithHeaders | undefined);
 
 export interface ModelServerOptions {
   /** Answer to main requests once the script is exhausted. Default 'Done.' */
@@ -88,7 +101,7 @@ export async function startModelServer(
   let turn = 0;
   let ids = 0;
 
-  const nextStep = (body: unknown): ScriptedTurn | ScriptedError => {
+  const nextStep = (body: unknown): ScriptedTurn | ScriptedError | ScriptedTurnWithHeaders => {
     const newToolResults = recordToolResults(body, toolCalls, toolResults);
     const step =
       typeof script === 'function' ? script({ turn, body, newToolResults }) : script[turn];
@@ -104,8 +117,9 @@ export async function startModelServer(
       if (recorded.method === 'HEAD' || recorded.method === 'GET') return sendJson(res, 200, {});
       return sendError(res, { status: 404, type: 'not_found_error', message: recorded.path });
     }
-    const step = kind === 'main' ? nextStep(body) : [{ text: options.auxiliaryText ?? 'OK' }];
-    if ('error' in step) return sendError(res, step.error);
+    const scripted = kind === 'main' ? nextStep(body) : [{ text: options.auxiliaryText ?? 'OK' }];
+    if ('error' in scripted) return sendError(res, scripted.error, scripted.headers);
+    const [step, headers] = 'turn' in scripted ? [scripted.turn, scripted.headers] : [scripted, {}];
     ids += 1;
     const message = buildMessage(
       step,
@@ -125,8 +139,12 @@ export async function startModelServer(
     }
     const streaming =
       typeof body === 'object' && body !== null && 'stream' in body && body.stream === true;
-    if (!streaming) return sendJsonText(res, 200, messageJson(message));
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (!streaming) return sendJsonText(res, 200, messageJson(message), headers);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...headers,
+    });
     res.end(messageSse(message));
   };
 
@@ -210,13 +228,30 @@ function sendJson(res: http.ServerResponse, status: number, value: unknown): voi
   sendJsonText(res, status, JSON.stringify(value));
 }
 
-function sendJsonText(res: http.ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function sendJsonText(
+  res: http.ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(text);
 }
 
-function sendError(res: http.ServerResponse, error: ScriptedError['error']): void {
+function sendError(
+  res: http.ServerResponse,
+  error: ScriptedError['error'],
+  extra: Record<string, string | null> = {},
+): void {
   // x-should-retry: false keeps the client's SDK from retrying a scripted failure.
-  res.writeHead(error.status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+  const merged: Record<string, string | null> = {
+    'content-type': 'application/json',
+    'x-should-retry': 'false',
+    ...extra,
+  };
+  const headers = Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== null),
+  );
+  res.writeHead(error.status, headers);
   res.end(JSON.stringify({ type: 'error', error: { type: error.type, message: error.message } }));
 }
