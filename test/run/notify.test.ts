@@ -213,7 +213,17 @@ describe('--notify on resume', () => {
     f.scenario({ '1-*': succeed('src/a.txt', 'a\n') });
     const out = path.join(f.scratch, 'out.jsonl');
     const resumed = await runCli(
-      ['resume', CHANGE, ...fakeAgentFlags(), '--on-complete', 'keep', '--notify', recorder(out)],
+      [
+        'resume',
+        CHANGE,
+        ...fakeAgentFlags(),
+        '--answer',
+        'Hello',
+        '--on-complete',
+        'keep',
+        '--notify',
+        recorder(out),
+      ],
       { cwd: f.dir, env: f.env() },
     );
     expect(resumed.exitCode).toBe(0);
