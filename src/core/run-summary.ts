@@ -1,7 +1,20 @@
-import type { RunEvent } from './events.js';
+import type { RunEvent, RunOutcome } from './events.js';
 
-/** `stopped`: its attempt was stopped by the user (reverted, not counted). */
-export type StoryResult = 'pending' | 'running' | 'stopped' | 'done' | 'failed' | 'exhausted';
+/**
+ * `stopped`: its attempt was stopped by the user (reverted, not counted); `limited`: its attempt
+ * met a usage limit (waited out, or the run stopped there); `blocked`: it asked a question;
+ * `budget`: the budget ended its attempt or the run before it. None of these attempts counts.
+ */
+export type StoryResult =
+  | 'pending'
+  | 'running'
+  | 'stopped'
+  | 'limited'
+  | 'blocked'
+  | 'budget'
+  | 'done'
+  | 'failed'
+  | 'exhausted';
 
 export interface StorySummary {
   id: string;
@@ -103,12 +116,28 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
         durationMs:
           s.durationMs + (s.runningSince === null ? 0 : Math.max(0, atMs - s.runningSince)),
         runningSince: null,
-        // Still running at its revert: the user stopped it (a failure reports itself first).
-        // A stopped attempt does not count, as in the run state.
+        // Still running at its revert: the user stopped it, or a limit or the budget ended it
+        // (said next); a failure reports itself first. A question says so before its revert.
+        // None of these counts, as in the run state.
         ...(s.result === 'running'
           ? { result: 'stopped' as const, attempts: Math.max(0, event.attempt - 1) }
-          : {}),
+          : s.result === 'blocked'
+            ? { attempts: Math.max(0, event.attempt - 1) }
+            : {}),
       }));
+    case 'story.blocked':
+      return update(summary, event.storyId, (s) => ({ ...s, result: 'blocked' }));
+    case 'agent.limited':
+      return update(summary, event.storyId, (s) => ({ ...s, result: 'limited' }));
+    case 'run.finished': {
+      // The attempt reverted without a failure of its own was ended by what ended the run.
+      const cause = STOPPED_BY[event.outcome];
+      if (cause === undefined) return summary;
+      return {
+        ...summary,
+        stories: summary.stories.map((s) => (s.result === 'stopped' ? { ...s, result: cause } : s)),
+      };
+    }
     case 'attempt.failed':
       return update(summary, event.storyId, (s) => ({
         ...s,
@@ -133,6 +162,12 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
       return summary;
   }
 }
+
+/** Outcomes that stop the run by ending (or not starting) an attempt that did not fail. */
+const STOPPED_BY: Partial<Record<RunOutcome, StoryResult>> = {
+  limited: 'limited',
+  budget: 'budget',
+};
 
 function update(
   summary: RunSummary,

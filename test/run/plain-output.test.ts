@@ -140,3 +140,47 @@ describe('ralphtool run without --json: one agent error, said once', () => {
     expect(out).toContain('error: disk full');
   });
 });
+
+describe('the summary table names what ended an attempt that did not fail', () => {
+  const printed = (events: Parameters<ProgressPrinter['handle']>[0][]): string => {
+    let out = '';
+    const printer = new ProgressPrinter((text) => {
+      out += text;
+    }, plainStyle);
+    for (const event of events) printer.handle(event);
+    return out;
+  };
+
+  it('blocked: the question, not a stop by the user, and the attempt is not counted', async () => {
+    fixture = new LoopHarness(CHANGE, stories(2)).scenario({
+      '1-1': [{ signal: 'BLOCKED: Which database?' }],
+    });
+    const result = await fixture.run({ completion: 'keep' });
+    expect(result.exitCode).toBe(4);
+    const out = printed(result.events());
+    expect(row(out, '1')).toEqual(expect.arrayContaining(['0', 'blocked']));
+    expect(row(out, '1')).not.toContain('stopped');
+  });
+
+  it('a usage limit with --on-limit stop: limited, not counted', async () => {
+    fixture = new LoopHarness(CHANGE, stories(2)).scenario({ '1-1': [{ exit: 75 }] });
+    const result = await fixture.run({ completion: 'keep', options: { onLimit: 'stop' } });
+    expect(result.exitCode).toBe(5);
+    const out = printed(result.events());
+    expect(row(out, '1')).toEqual(expect.arrayContaining(['0', 'limited']));
+  });
+
+  it('an attempt Claude Code ended at --max-budget-usd: budget, not counted', async () => {
+    fixture = new LoopHarness(CHANGE, stories(2)).scenario({
+      '1-1': [{ cost: 0.5 }, ...succeed('src/a.txt', 'a\n')],
+    });
+    const result = await fixture.run({
+      completion: 'keep',
+      format: 'claude',
+      options: { maxCostUsd: 0.4 },
+    });
+    expect(result.exitCode).toBe(5);
+    const out = printed(result.events());
+    expect(row(out, '1')).toEqual(expect.arrayContaining(['0', 'budget']));
+  });
+});
