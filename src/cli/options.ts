@@ -44,3 +44,13 @@ export function parseChoice<T extends string>(
   if ((allowed as readonly string[]).includes(text)) return text as T;
   throw new UsageError(`${flag}: "${text}" is not one of ${allowed.join(', ')}`);
 }
+
+/** A flag's parsed value, or the default when the flag was not given. */
+export function parsedOr<T>(
+  value: string | undefined,
+  flag: string,
+  parse: (text: string, flag: string) => T,
+  fallback: T,
+): T {
+  return value === undefined ? fallback : parse(value, flag);
+}

@@ -1,17 +1,20 @@
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { messageOf } from '../core/error-details.js';
 import { UsageError } from '../core/errors.js';
 import { splitCommandLine } from '../process/command-line.js';
 import {
   DEFAULT_RUN_OPTIONS,
-  UNATTENDED_DEFAULTS,
   type AgentKind,
   type OnComplete,
-  type OnLimit,
   type RunOptions,
 } from '../run/options.js';
-import { parseChoice, parseCount, parseDuration, parsePositiveDuration } from './options.js';
+import {
+  parseChoice,
+  parseCount,
+  parseDuration,
+  parsedOr,
+  parsePositiveDuration,
+} from './options.js';
+import { unattendedOptions } from './unattended-flags.js';
 
 /** Flags as commander hands them over: strings, validated by toRunOptions. */
 export interface RawRunFlags {
@@ -43,7 +46,6 @@ export interface RawRunFlags {
 
 const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'command'];
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
-const ON_LIMIT: readonly OnLimit[] = ['wait', 'stop'];
 
 const repeatable = (value: string, previous: string[] | undefined): string[] => [
   ...(previous ?? []),
@@ -235,99 +237,4 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     force: flags.force === true,
     ...unattendedOptions(flags),
   };
-}
-
-/** The flags of unattended runs: limits, budgets, the verify ratchet, notifications, the answer. */
-function unattendedOptions(
-  flags: RawRunFlags,
-): Pick<
-  RunOptions,
-  | 'onLimit'
-  | 'maxWaitMs'
-  | 'maxCostUsd'
-  | 'maxStoryCostUsd'
-  | 'maxDurationMs'
-  | 'verifyStrict'
-  | 'notify'
-  | 'notifyUrls'
-  | 'notifyTimeoutMs'
-  | 'answer'
-> {
-  for (const notify of flags.notify ?? []) {
-    if (splitCommandLine(notify, '--notify').length === 0)
-      throw new UsageError('--notify: the command is empty');
-  }
-  for (const url of flags.notifyUrl ?? []) parseNotifyUrl(url);
-  return {
-    onLimit:
-      flags.onLimit === undefined
-        ? DEFAULT_RUN_OPTIONS.onLimit
-        : parseChoice(flags.onLimit, ON_LIMIT, '--on-limit'),
-    maxWaitMs: parsedOr(flags.maxWait, '--max-wait', parseDuration, DEFAULT_RUN_OPTIONS.maxWaitMs),
-    maxCostUsd: parsedOr(flags.maxCost, '--max-cost', parseUsd, null),
-    maxStoryCostUsd: parsedOr(flags.maxStoryCost, '--max-story-cost', parseUsd, null),
-    maxDurationMs: parsedOr(flags.maxDuration, '--max-duration', parsePositiveDuration, null),
-    verifyStrict: flags.verifyStrict === true,
-    notify: flags.notify ?? [],
-    notifyUrls: flags.notifyUrl ?? [],
-    notifyTimeoutMs: parsedOr(
-      flags.notifyTimeout,
-      '--notify-timeout',
-      parsePositiveDuration,
-      UNATTENDED_DEFAULTS.notifyTimeoutMs,
-    ),
-    answer: readAnswer(flags),
-  };
-}
-
-/** A budget in US dollars: a number above zero (`5`, `2.50`, `$3`). */
-export function parseUsd(text: string, flag: string): number {
-  const match = /^\s*\$?\s*(\d+(?:\.\d+)?|\.\d+)\s*$/.exec(text);
-  const value = match ? Number(match[1]) : Number.NaN;
-  if (!Number.isFinite(value)) {
-    throw new UsageError(`${flag}: "${text}" is not an amount in US dollars: use e.g. 5 or 2.50`);
-  }
-  if (value <= 0) throw new UsageError(`${flag}: must be greater than 0`);
-  return value;
-}
-
-/** The URL is never echoed: its path or user part may carry a token. */
-function parseNotifyUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError('--notify-url: not a URL: use e.g. https://ntfy.sh/my-topic');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(
-      `--notify-url: only http and https URLs are posted to (this one is ${url.protocol}): use e.g. https://ntfy.sh/my-topic`,
-    );
-  }
-  return url;
-}
-
-/** `--answer` as given, or the text of `--answer-file`; a blank answer is a mistake. */
-function readAnswer(flags: RawRunFlags): string | null {
-  let answer: string | undefined = flags.answer;
-  if (flags.answerFile !== undefined) {
-    try {
-      answer = readFileSync(flags.answerFile, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--answer-file: cannot read ${flags.answerFile}: ${messageOf(error)}`);
-    }
-  }
-  if (answer === undefined) return null;
-  if (answer.trim() === '') throw new UsageError('--answer: the answer is empty');
-  return answer.trim();
-}
-
-/** A flag's parsed value, or the default when the flag was not given. */
-function parsedOr<T>(
-  value: string | undefined,
-  flag: string,
-  parse: (text: string, flag: string) => T,
-  fallback: T,
-): T {
-  return value === undefined ? fallback : parse(value, flag);
 }

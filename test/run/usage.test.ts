@@ -83,6 +83,19 @@ describe('ralphtool run: bad usage is refused before anything changes', () => {
       ['run', CHANGE, '--agent-timeout', '1000h'],
     ],
     ['an --idle-timeout longer than a timer can wait', ['run', CHANGE, '--idle-timeout', '1000h']],
+    ['an unknown --on-limit', ['run', CHANGE, '--on-limit', 'retry']],
+    ['a malformed --max-wait', ['run', CHANGE, '--max-wait', 'all night']],
+    ['a --max-cost that is no amount', ['run', CHANGE, '--max-cost', 'ten']],
+    ['a --max-cost of zero', ['run', CHANGE, '--max-cost', '0']],
+    ['a negative --max-story-cost', ['run', CHANGE, '--max-story-cost', '-2']],
+    ['a --max-duration of zero', ['run', CHANGE, '--max-duration', '0']],
+    ['an empty --notify', ['run', CHANGE, '--notify', '  ']],
+    ['a --notify-url that is no URL', ['run', CHANGE, '--notify-url', 'ntfy topic']],
+    ['a --notify-url that is not http', ['run', CHANGE, '--notify-url', 'file:///etc/passwd']],
+    ['--answer on run (resume only)', ['run', CHANGE, '--answer', 'yes']],
+    ['an empty --answer', ['resume', CHANGE, '--answer', ' ']],
+    ['an --answer-file that does not exist', ['resume', CHANGE, '--answer-file', 'no/such.md']],
+    ['both --answer and --answer-file', ['resume', CHANGE, '--answer', 'a', '--answer-file', 'b']],
   ])('refuses %s (exit 2)', async (_what, args) => {
     fixture = newFixture();
     const before = snapshot(fixture);
