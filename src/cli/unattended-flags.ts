@@ -6,7 +6,7 @@ import {
   DEFAULT_RUN_OPTIONS,
   UNATTENDED_DEFAULTS,
   type OnLimit,
-  type RunOptions,
+  type UnattendedOptions,
 } from '../run/options.js';
 import { parseChoice, parseDuration, parsedOr, parsePositiveDuration } from './options.js';
 import type { RawRunFlags } from './run-flags.js';
@@ -17,21 +17,7 @@ import type { RawRunFlags } from './run-flags.js';
 const ON_LIMIT: readonly OnLimit[] = ['wait', 'stop'];
 
 /** The flags of unattended runs: limits, budgets, the verify ratchet, notifications, the answer. */
-export function unattendedOptions(
-  flags: RawRunFlags,
-): Pick<
-  RunOptions,
-  | 'onLimit'
-  | 'maxWaitMs'
-  | 'maxCostUsd'
-  | 'maxStoryCostUsd'
-  | 'maxDurationMs'
-  | 'verifyStrict'
-  | 'notify'
-  | 'notifyUrls'
-  | 'notifyTimeoutMs'
-  | 'answer'
-> {
+export function unattendedOptions(flags: RawRunFlags): UnattendedOptions {
   for (const notify of flags.notify ?? []) {
     if (splitCommandLine(notify, '--notify').length === 0)
       throw new UsageError('--notify: the command is empty');

@@ -56,8 +56,8 @@ export const DEFAULT_RUN_OPTIONS = {
   maxWaitMs: 8 * 60 * 60_000,
 } as const;
 
-/** The unattended-run options when no flag gives them: wait at limits, no budget, nobody told. */
-export const UNATTENDED_DEFAULTS: Pick<
+/** The options of a run left alone: limits, budgets, the verify ratchet, notifications, the answer. */
+export type UnattendedOptions = Pick<
   RunOptions,
   | 'onLimit'
   | 'maxWaitMs'
@@ -69,7 +69,10 @@ export const UNATTENDED_DEFAULTS: Pick<
   | 'notifyUrls'
   | 'notifyTimeoutMs'
   | 'answer'
-> = {
+>;
+
+/** The unattended-run options when no flag gives them: wait at limits, no budget, nobody told. */
+export const UNATTENDED_DEFAULTS: UnattendedOptions = {
   onLimit: DEFAULT_RUN_OPTIONS.onLimit,
   maxWaitMs: DEFAULT_RUN_OPTIONS.maxWaitMs,
   maxCostUsd: null,

@@ -3,7 +3,7 @@ import { ProgressPrinter } from '../../src/cli/render/progress.js';
 import { plainStyle } from '../../src/format/style.js';
 import { LoopHarness } from '../support/loop-harness.js';
 import { RunFixture, stories, succeed } from './helpers.js';
-import { row } from '../support/plain-output.js';
+import { printed, row } from '../support/plain-output.js';
 
 const CHANGE = 'plain-progress';
 
@@ -142,15 +142,6 @@ describe('ralphtool run without --json: one agent error, said once', () => {
 });
 
 describe('the summary table names what ended an attempt that did not fail', () => {
-  const printed = (events: Parameters<ProgressPrinter['handle']>[0][]): string => {
-    let out = '';
-    const printer = new ProgressPrinter((text) => {
-      out += text;
-    }, plainStyle);
-    for (const event of events) printer.handle(event);
-    return out;
-  };
-
   it('blocked: the question, not a stop by the user, and the attempt is not counted', async () => {
     fixture = new LoopHarness(CHANGE, stories(2)).scenario({
       '1-1': [{ signal: 'BLOCKED: Which database?' }],
