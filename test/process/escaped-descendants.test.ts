@@ -47,7 +47,10 @@ async function runAgent(steps: Step[], options: Partial<StreamOptions> = {}) {
 }
 
 function pidIn(name: string): number {
-  return Number(readFileSync(path.join(dir, name), 'utf8'));
+  const pid = Number(readFileSync(path.join(dir, name), 'utf8'));
+  // The daemons write their pid files whole (temp file, then rename): never an empty read.
+  expect(pid).toBeGreaterThan(1);
+  return pid;
 }
 
 /** Gone at the moment of asking: no waiting, the run must have settled the tree already. */

@@ -363,7 +363,9 @@ async function startDaemon(step, at) {
     const fs = require('node:fs');
     const [pidFile, writes, everyMs, afterExit, ignoreTerm, agentPid] = process.argv.slice(1);
     if (ignoreTerm === '1') process.on('SIGTERM', () => {});
-    fs.writeFileSync(pidFile, String(process.pid));
+    // Written whole, then renamed: a reader that sees the file never reads it empty.
+    fs.writeFileSync(pidFile + '.tmp', String(process.pid));
+    fs.renameSync(pidFile + '.tmp', pidFile);
     const agentGone = () => { try { process.kill(Number(agentPid), 0); return false; } catch { return true; } };
     let n = 0;
     setInterval(() => {
