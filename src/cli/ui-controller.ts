@@ -27,6 +27,7 @@ export function createUiController(
   reach: Reach = ON_PATH,
 ): UiController & {
   stopActive(): void;
+  terminate(): Promise<Termination>;
   quitAtOnce(): boolean;
   hangUp(): Promise<void>;
   notificationsDelivered(): Promise<void>;
@@ -34,9 +35,23 @@ export function createUiController(
   const runs = new Map<string, CheckpointRun>();
   // The deliveries of every run started here, awaited before ralphtool exits.
   const deliveries = new Set<Promise<void>>();
-  let active: RunHandle | null = null;
+  let active: LiveRun | null = null;
   let forced = false;
   let hungUp = false;
+  // SIGTERM where nobody is asked to stop anything (the choice, a wait): ralphtool leaves.
+  let leaving = false;
+  /** Lets go of `run` (its choice unanswered, its loop stopped), then the notifications. */
+  const release = async (run: LiveRun | null): Promise<void> => {
+    if (run !== null) {
+      run.abandon();
+      await run.done.then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+    // Nobody watches any more: a notification is how the user learns the run stopped.
+    await Promise.all(deliveries);
+  };
   const agentLabel =
     options.agent === 'command' ? commandLabel(options.agentCommand ?? '') : options.agent;
 
@@ -68,8 +83,10 @@ export function createUiController(
     },
     startRun(change, onEvent, mode = 'start') {
       const stop = new AbortController();
-      let answer: ((choice: CompletionChoice) => void) | null = null;
+      let answer: ((choice: CompletionChoice | null) => void) | null = null;
       let pending: CompletionChoice | null = null;
+      // Whether the loop sleeps through a usage-limit wait (agent.limited until the next event).
+      let waiting = false;
       // Events go to the UI at once; notifications are delivered beside the UI.
       const notifier = createNotifier({
         change,
@@ -78,7 +95,11 @@ export function createUiController(
         timeoutMs: options.notifyTimeoutMs,
         cwd,
         env,
-        next: (event: RunEvent): void => onEvent(timed(event)),
+        next: (event: RunEvent): void => {
+          if (event.type === 'agent.limited') waiting = true;
+          else if (event.type !== 'error') waiting = false;
+          onEvent(timed(event));
+        },
         holdFinished: false,
         phrase: (message) => reachable(message, reach),
       });
@@ -96,8 +117,8 @@ export function createUiController(
           stop: stop.signal,
           chooseCompletion: () =>
             new Promise<CompletionChoice | null>((resolve) => {
-              // After a hang-up nobody can answer: the run stays resumable.
-              if (hungUp) resolve(null);
+              // After a hang-up or SIGTERM nobody will answer: the run stays resumable.
+              if (hungUp || leaving) resolve(null);
               else if (pending) resolve(pending);
               else answer = resolve;
             }),
@@ -122,8 +143,15 @@ export function createUiController(
         () => deliveries.delete(delivered),
         () => deliveries.delete(delivered),
       );
-      const handle: RunHandle = {
+      const handle: LiveRun = {
         stop: () => stop.abort(),
+        stopping: () => stop.signal.aborted,
+        waiting: () => waiting,
+        parked: () => answer !== null,
+        abandon: () => {
+          if (answer) answer(null);
+          else stop.abort();
+        },
         choose: (choice) => {
           if (answer) answer(choice);
           else pending = choice;
@@ -157,18 +185,31 @@ export function createUiController(
       );
     },
     stopActive: () => active?.stop(),
-    /** The terminal closed: stops the live run and settles once it is saved and reverted. */
+    /**
+     * SIGTERM. A live attempt is asked to stop, like `q` ('stopping': the UI then shows the
+     * completion choice). A second SIGTERM while that stop is under way quits at once ('at-once',
+     * as headless does). Anywhere else (the completion choice, a usage-limit wait, a screen with
+     * no run) ralphtool leaves ('quit'): the choice goes unanswered and the run is released for
+     * `resume` / `finish`; this settles once that is recorded and the notifications are out.
+     */
+    terminate: async () => {
+      const run = active;
+      if (run !== null && !leaving && !run.waiting() && !run.parked()) {
+        if (!run.stopping()) {
+          run.stop();
+          return 'stopping';
+        }
+        run.forceQuit();
+        return 'at-once';
+      }
+      leaving = true;
+      await release(run);
+      return 'quit';
+    },
+    /** The terminal closed: stops (or releases) the live run and settles once it is recorded. */
     hangUp: async () => {
       hungUp = true;
-      const run = active;
-      if (run === null) return;
-      run.stop();
-      await run.done.then(
-        () => undefined,
-        () => undefined,
-      );
-      // Nobody watches any more: a notification is how the user learns the run stopped.
-      await Promise.all(deliveries);
+      await release(active);
     },
     /** Resolves once the notifications of every run started here are delivered or given up. */
     notificationsDelivered: async () => {
@@ -177,6 +218,21 @@ export function createUiController(
     /** Whether the user quit at once (q three times) while a run was live. */
     quitAtOnce: () => forced,
   };
+}
+
+/** What SIGTERM did in the UI (see `terminate`). */
+export type Termination = 'stopping' | 'at-once' | 'quit';
+
+/** A run started here, with what SIGTERM and SIGHUP need to know of it. */
+interface LiveRun extends RunHandle {
+  /** A stop was asked for (it may still be under way). */
+  stopping(): boolean;
+  /** The loop sleeps through a usage-limit wait. */
+  waiting(): boolean;
+  /** The loop waits for the completion choice. */
+  parked(): boolean;
+  /** Nobody will answer: the choice is answered "none" (null), or the loop is stopped. */
+  abandon(): void;
 }
 
 /** A short label for a command agent: the base names of its words, so the options row fits. */

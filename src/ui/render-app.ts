@@ -10,6 +10,8 @@ export interface RenderAppOptions {
   /** Draw on the terminal's alternate screen (default: when stdout is a TTY). */
   alternateScreen?: boolean;
   maxTranscriptLines?: number | undefined;
+  /** Closes the UI from outside (SIGTERM where nobody answers): the terminal is restored. */
+  leave?: AbortSignal;
 }
 
 const ENTER_ALTERNATE = '\u001B[?1049h';
@@ -47,9 +49,13 @@ export async function renderApp(
         patchConsole: false,
       },
     );
+    const close = (): void => instance.unmount();
+    if (options.leave?.aborted === true) close();
+    options.leave?.addEventListener('abort', close, { once: true });
     try {
       await instance.waitUntilExit();
     } finally {
+      options.leave?.removeEventListener('abort', close);
       instance.cleanup();
     }
   } finally {

@@ -16,11 +16,25 @@ export async function uiCommand(
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
   const controller = createUiController(opts.cwd, options, { ...io.env }, io.reach);
   const renderApp = await loadInteractiveUi(io.env);
-  // SIGTERM asks the running loop to stop, like `q`; the UI then shows the completion choice.
-  const onTerm = (): void => controller.stopActive();
+  // SIGTERM asks a live attempt to stop, like `q`; the UI then shows the completion choice.
+  // Where nothing runs (that choice, a usage-limit wait, a screen with no run), or at a second
+  // SIGTERM, nobody is there to answer: the UI closes and ralphtool quits (130), the run left
+  // for `resume` / `finish` (ui-controller.ts, `terminate`).
+  const leave = new AbortController();
+  let terminated = false;
+  const leaveNow = (): void => {
+    terminated = true;
+    leave.abort();
+  };
+  const onTerm = (): void => {
+    void controller.terminate().then((how) => {
+      if (how !== 'stopping') leaveNow();
+    }, leaveNow);
+  };
   process.on('SIGTERM', onTerm);
   // The terminal closed: nobody sees the UI any more. The live run is stopped (its attempt saved
-  // and reverted, the run left for resume / finish), then the CLI quits with 130.
+  // and reverted) or its completion choice goes unanswered, the run is left for resume / finish,
+  // then the CLI quits (by the SIGHUP itself, see main.ts).
   let hangUp = (): void => undefined;
   const hungUp = new Promise<never>((_, reject) => {
     hangUp = () => {
@@ -33,10 +47,16 @@ export async function uiCommand(
   });
   process.on('SIGHUP', hangUp);
   try {
-    const code = await Promise.race([renderApp(controller), hungUp]);
+    const code = await Promise.race([renderApp(controller, { leave: leave.signal }), hungUp]);
     if (controller.quitAtOnce()) {
       io.stderr.write(
         'ralphtool: quit at once; any run in progress is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
+      );
+      throw new QuitNow(130);
+    }
+    if (terminated) {
+      io.stderr.write(
+        'ralphtool: SIGTERM: quit; any run is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
       );
       throw new QuitNow(130);
     }
