@@ -26,7 +26,6 @@ export function createUiController(
   /** How the user's shell reaches ralphtool, for the commands named in notifications. */
   reach: Reach = ON_PATH,
 ): UiController & {
-  stopActive(): void;
   terminate(): Promise<Termination>;
   quitAtOnce(): boolean;
   hangUp(): Promise<void>;
@@ -184,7 +183,6 @@ export function createUiController(
         original,
       );
     },
-    stopActive: () => active?.stop(),
     /**
      * SIGTERM. A live attempt is asked to stop, like `q` ('stopping': the UI then shows the
      * completion choice). A second SIGTERM while that stop is under way quits at once ('at-once',

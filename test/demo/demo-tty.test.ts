@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -93,6 +94,15 @@ class Terminal {
     return Number(/^EXIT=(\d+)$/m.exec(screen)?.[1]);
   }
 
+  /** The pid of the program the pane runs (the child of the pane's `sh`). */
+  async programPid(): Promise<number> {
+    const shell = Number(
+      (await this.tmux('list-panes', '-t', this.session, '-F', '#{pane_pid}')).trim(),
+    );
+    const children = readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim();
+    return Number(children.split(/\s+/)[0]);
+  }
+
   async kill(): Promise<void> {
     await this.tmux('kill-server').catch(() => undefined);
   }
@@ -149,5 +159,33 @@ describe('ralphtool demo in a terminal', () => {
       reject: false,
     });
     expect(tests.exitCode).toBe(0);
+  }, 180_000);
+
+  it('SIGTERM at the completion choice ends the demo (130): the choice unanswered, the run left for finish', async () => {
+    sandbox = makeDemoSandbox();
+    terminal = new Terminal(sandbox);
+    await terminal.start([process.execPath, CLI_PATH, 'demo']);
+    await terminal.waitFor(/› add-text-helpers[\s\S]*Enter open/);
+    await terminal.press('Enter', /agent demo \(scripted, no AI\)[\s\S]*r run/);
+    await terminal.press('r', /stories · \d+s/);
+    await terminal.waitFor(/All 4 stories are done\.[\s\S]*› Cleanup/);
+
+    const pid = await terminal.programPid();
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid, 'SIGTERM');
+    expect(await terminal.exitStatus()).toBe(130);
+    const after = await terminal.screen(true);
+    expect(after).toContain('The demo repository stays in place');
+    // Nobody chose: the work stays on the run's branch, recorded for `ralphtool finish`.
+    const dir = demoDirFrom(after);
+    expect(git(dir, 'symbolic-ref', '--short', 'HEAD').trim()).toBe(`ralph/${DEMO_CHANGE}`);
+    const status = await execProgram(process.execPath, [CLI_PATH, 'status'], {
+      baseEnv: process.env,
+      cwd: dir,
+      env: sandbox.env,
+      timeoutMs: 60_000,
+      reject: false,
+    });
+    expect(status.stdout).toContain(`finish ${DEMO_CHANGE} --cleanup|--keep`);
   }, 180_000);
 });

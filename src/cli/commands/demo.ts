@@ -85,10 +85,23 @@ async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promi
       note: demoUiNote(repo.change),
     },
   };
-  const onTerm = (): void => controller.stopActive();
+  // As in `ralphtool`'s UI (commands/ui.ts): SIGTERM stops a live attempt; where nothing runs
+  // (the completion choice) or at a second one, the UI closes and the demo ends with 130.
+  const leave = new AbortController();
+  let terminated = false;
+  const leaveNow = (): void => {
+    terminated = true;
+    leave.abort();
+  };
+  const onTerm = (): void => {
+    void controller.terminate().then((how) => {
+      if (how !== 'stopping') leaveNow();
+    }, leaveNow);
+  };
   process.on('SIGTERM', onTerm);
   try {
-    return await renderApp(demoController);
+    const code = await renderApp(demoController, { leave: leave.signal });
+    return terminated ? QUIT_AT_ONCE : code;
   } finally {
     process.off('SIGTERM', onTerm);
   }
