@@ -86,6 +86,9 @@ export function createUiController(
       let pending: CompletionChoice | null = null;
       // Whether the loop sleeps through a usage-limit wait (agent.limited until the next event).
       let waiting = false;
+      // Whether the loop has ended (run.finished): a blocked or failed run asks no choice, and
+      // its last steps (locks, notifications) may still be settling: nothing is left to stop.
+      let ended = false;
       // Events go to the UI at once; notifications are delivered beside the UI.
       const notifier = createNotifier({
         change,
@@ -95,6 +98,7 @@ export function createUiController(
         cwd,
         env,
         next: (event: RunEvent): void => {
+          if (event.type === 'run.finished') ended = true;
           if (event.type === 'agent.limited') waiting = true;
           else if (event.type !== 'error') waiting = false;
           onEvent(timed(event));
@@ -147,6 +151,7 @@ export function createUiController(
         stopping: () => stop.signal.aborted,
         waiting: () => waiting,
         parked: () => answer !== null,
+        ended: () => ended,
         abandon: () => {
           if (answer) answer(null);
           else stop.abort();
@@ -192,7 +197,7 @@ export function createUiController(
      */
     terminate: async () => {
       const run = active;
-      if (run !== null && !leaving && !run.waiting() && !run.parked()) {
+      if (run !== null && !leaving && !run.waiting() && !run.parked() && !run.ended()) {
         if (!run.stopping()) {
           run.stop();
           return 'stopping';
@@ -229,6 +234,8 @@ interface LiveRun extends RunHandle {
   waiting(): boolean;
   /** The loop waits for the completion choice. */
   parked(): boolean;
+  /** The loop has ended (run.finished): there is nothing left to stop. */
+  ended(): boolean;
   /** Nobody will answer: the choice is answered "none" (null), or the loop is stopped. */
   abandon(): void;
 }
