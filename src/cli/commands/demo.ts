@@ -12,6 +12,7 @@ import { collectRunStatuses } from '../../run/status.js';
 import { readChange } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
+import { leaveOnTerm } from '../term-leave.js';
 import { createUiController } from '../ui-controller.js';
 import { runCommand } from './run.js';
 import { loadInteractiveUi } from '../interactive.js';
@@ -85,25 +86,13 @@ async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promi
       note: demoUiNote(repo.change),
     },
   };
-  // As in `ralphtool`'s UI (commands/ui.ts): SIGTERM stops a live attempt; where nothing runs
-  // (the completion choice) or at a second one, the UI closes and the demo ends with 130.
-  const leave = new AbortController();
-  let terminated = false;
-  const leaveNow = (): void => {
-    terminated = true;
-    leave.abort();
-  };
-  const onTerm = (): void => {
-    void controller.terminate().then((how) => {
-      if (how !== 'stopping') leaveNow();
-    }, leaveNow);
-  };
-  process.on('SIGTERM', onTerm);
+  // As in `ralphtool`'s UI: SIGTERM where nothing runs ends the demo with 130.
+  const term = leaveOnTerm(controller);
   try {
-    const code = await renderApp(demoController, { leave: leave.signal });
-    return terminated ? QUIT_AT_ONCE : code;
+    const code = await renderApp(demoController, { leave: term.leave });
+    return term.terminated() ? QUIT_AT_ONCE : code;
   } finally {
-    process.off('SIGTERM', onTerm);
+    term.remove();
   }
 }
 

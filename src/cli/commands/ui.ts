@@ -3,6 +3,7 @@ import { loadInteractiveUi } from '../interactive.js';
 import type { CommandIO } from '../io.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { noteHangUp } from '../stop-signals.js';
+import { leaveOnTerm } from '../term-leave.js';
 import { createUiController } from '../ui-controller.js';
 import { assertDirectory } from './cwd.js';
 
@@ -16,22 +17,7 @@ export async function uiCommand(
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
   const controller = createUiController(opts.cwd, options, { ...io.env }, io.reach);
   const renderApp = await loadInteractiveUi(io.env);
-  // SIGTERM asks a live attempt to stop, like `q`; the UI then shows the completion choice.
-  // Where nothing runs (that choice, a usage-limit wait, a screen with no run), or at a second
-  // SIGTERM, nobody is there to answer: the UI closes and ralphtool quits (130), the run left
-  // for `resume` / `finish` (ui-controller.ts, `terminate`).
-  const leave = new AbortController();
-  let terminated = false;
-  const leaveNow = (): void => {
-    terminated = true;
-    leave.abort();
-  };
-  const onTerm = (): void => {
-    void controller.terminate().then((how) => {
-      if (how !== 'stopping') leaveNow();
-    }, leaveNow);
-  };
-  process.on('SIGTERM', onTerm);
+  const term = leaveOnTerm(controller);
   // The terminal closed: nobody sees the UI any more. The live run is stopped (its attempt saved
   // and reverted) or its completion choice goes unanswered, the run is left for resume / finish,
   // then the CLI quits (by the SIGHUP itself, see main.ts).
@@ -47,14 +33,14 @@ export async function uiCommand(
   });
   process.on('SIGHUP', hangUp);
   try {
-    const code = await Promise.race([renderApp(controller, { leave: leave.signal }), hungUp]);
+    const code = await Promise.race([renderApp(controller, { leave: term.leave }), hungUp]);
     if (controller.quitAtOnce()) {
       io.stderr.write(
         'ralphtool: quit at once; any run in progress is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
       );
       throw new QuitNow(130);
     }
-    if (terminated) {
+    if (term.terminated()) {
       io.stderr.write(
         'ralphtool: SIGTERM: quit; any run is left on disk: see `ralphtool status`, then `ralphtool resume <change>` or `ralphtool finish <change> --cleanup|--keep`\n',
       );
@@ -64,7 +50,7 @@ export async function uiCommand(
     await controller.notificationsDelivered();
     return code;
   } finally {
-    process.off('SIGTERM', onTerm);
+    term.remove();
     process.off('SIGHUP', hangUp);
   }
 }
