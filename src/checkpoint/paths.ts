@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { assertValidChangeName } from '../core/change-name.js';
 import { RuntimeError } from '../core/errors.js';
 
@@ -41,6 +41,17 @@ export function transcriptFile(paths: RunPaths, storyId: string, attempt: number
 
 export function promptFile(paths: RunPaths, storyId: string, attempt: number): string {
   return join(paths.promptsDir, `${attemptName(storyId, attempt)}.md`);
+}
+
+/**
+ * Where `run --worktree` puts the change's worktree: `<parent>/<repo>.ralph/<change>`, beside
+ * the user's work tree. Not inside it (the user's test runners, linters, watchers and
+ * `git clean -x` would see it) and not under `.git` (tools skip paths holding `.git/`: the
+ * agent's own test runner would find no tests, editors hide it).
+ */
+export function runWorktreeDir(homeRoot: string, change: string): string {
+  const root = resolve(homeRoot);
+  return join(dirname(root), `${basename(root)}.ralph`, assertValidChangeName(change));
 }
 
 /** The branch a run of this change works on. */

@@ -44,8 +44,12 @@ export async function completeStart(g: RunGit, state: RunState): Promise<string>
   );
 }
 
-/** True when HEAD is where the run recorded the user was. */
+/**
+ * True when HEAD is where the run recorded the user was: for a run in its own worktree, where
+ * that worktree was created (detached at the user's commit).
+ */
 export function atOriginal(head: HeadPosition, state: RunState): boolean {
+  if (state.home) return head.kind === 'detached' && head.sha === state.originalSha;
   const original = state.originalBranch;
   switch (original.kind) {
     case 'branch':

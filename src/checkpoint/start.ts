@@ -5,7 +5,7 @@ import { ralphBranch } from './paths.js';
 import { readRunState, writeRunState } from './state.js';
 import { isKeptIncomplete } from './records.js';
 import { saveBeforeForce, type ForcedSave } from './forced-save.js';
-import type { OriginalBranch, RunState } from './state.js';
+import type { OriginalBranch, RunHome, RunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
 import type { RunLocation } from './types.js';
 import { git } from '../git/git.js';
@@ -24,6 +24,11 @@ export interface StartOptions extends RunLocation {
   onForced?: ((saved: ForcedSave) => void) | undefined;
   /** Stops the start sequence only; the returned run does not keep it. */
   signal?: AbortSignal;
+  /**
+   * A run in a worktree of its own (`cwd` is that worktree, created detached at the user's
+   * commit): the user's work tree and where its HEAD was, recorded as the original branch.
+   */
+  home?: { home: RunHome; head: HeadPosition } | undefined;
 }
 
 /**
@@ -38,17 +43,7 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
 
   const operation = await operationInProgress(repo.gitDir);
   if (operation) throw operationRefusal(operation);
-  const recorded = await readRunState(paths.state);
-  if (recorded && isKeptIncomplete(recorded)) {
-    throw new UsageError(
-      `a run of ${change} was kept incomplete (${recorded.outcome ?? 'stopped'}) on ${branch}: continue it with \`ralphtool resume ${change}\` or end it with \`ralphtool finish ${change} --cleanup|--keep\``,
-    );
-  }
-  if (recorded?.status === 'active') {
-    throw new UsageError(
-      `a run of ${change} is recorded and not finished: continue it with \`ralphtool resume ${change}\` or end it with \`ralphtool finish ${change} --cleanup|--keep\``,
-    );
-  }
+  refuseRecordedRun(await readRunState(paths.state), change);
   const head = await headPosition(ctx);
   if (head.kind !== 'detached' && head.name === branch) {
     throw new UsageError(
@@ -75,7 +70,13 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
   await protectUserFiles({ change, ctx, repo, paths }, head);
   if (oldTip !== null) opts.onForced?.(await saveBeforeForce(ctx, change, oldTip));
 
-  const state = initialRunState(change, branch, head, { root: repo.root, gitDir: repo.gitDir });
+  const state = initialRunState(
+    change,
+    branch,
+    opts.home?.head ?? head,
+    { root: repo.root, gitDir: repo.gitDir },
+    opts.home?.home,
+  );
   await writeRunState(paths.state, state);
   const { signal: _signal, ...kept } = engine;
   const run = new CheckpointRun(repo, paths, state, kept);
@@ -98,6 +99,7 @@ export function initialRunState(
   branch: string,
   head: HeadPosition,
   worktree?: RunState['worktree'],
+  home?: RunHome,
 ): RunState {
   const now = new Date().toISOString();
   const originalBranch: OriginalBranch =
@@ -127,7 +129,22 @@ export function initialRunState(
     agentIdentity: null,
     host: hostname(),
     ...(worktree ? { worktree } : {}),
+    ...(home ? { home } : {}),
   };
+}
+
+/** A start is refused while a run of the change is recorded and not finished. */
+export function refuseRecordedRun(recorded: RunState | null, change: string): void {
+  if (recorded && isKeptIncomplete(recorded)) {
+    throw new UsageError(
+      `a run of ${change} was kept incomplete (${recorded.outcome ?? 'stopped'}) on ${ralphBranch(change)}: continue it with \`ralphtool resume ${change}\` or end it with \`ralphtool finish ${change} --cleanup|--keep\``,
+    );
+  }
+  if (recorded?.status === 'active') {
+    throw new UsageError(
+      `a run of ${change} is recorded and not finished: continue it with \`ralphtool resume ${change}\` or end it with \`ralphtool finish ${change} --cleanup|--keep\``,
+    );
+  }
 }
 
 function operationRefusal(operation: string): UsageError {

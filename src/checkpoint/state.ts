@@ -103,6 +103,15 @@ export const runStateSchema = z.object({
    */
   worktree: z.object({ root: z.string().min(1), gitDir: z.string().min(1) }).optional(),
   /**
+   * A run in a worktree of its own (`run --worktree`, several changes at once): the user's work
+   * tree it started from and brings its work back to. `worktree` is then the one ralphtool
+   * created, `originalBranch`/`originalSha` the user's branch and commit at the start.
+   * `keepWorktree`: leave the worktree in place when the run ends (`--keep-worktree`).
+   */
+  home: z
+    .object({ root: z.string().min(1), gitDir: z.string().min(1), keepWorktree: z.boolean() })
+    .optional(),
+  /**
    * The verify ratchet (core/verify-ratchet.ts): each `--verify` command's result at the last
    * baseline and whether it has passed on a checkpoint since; missing before any baseline.
    */
@@ -136,6 +145,7 @@ export type StoryProgress = RunState['stories'][string];
 export type AttemptFigures = z.infer<typeof figuresSchema>;
 export type OpenQuestion = z.infer<typeof questionSchema>;
 export type LimitWaitRecord = z.infer<typeof waitSchema>;
+export type RunHome = NonNullable<RunState['home']>;
 
 /** Progress of a story that has not been tried yet. */
 export function newStoryProgress(): StoryProgress {

@@ -5,7 +5,12 @@ import { didYouMean } from '../core/suggest.js';
 import { ON_PATH, reachable } from '../core/reach.js';
 import type { CommandIO } from './io.js';
 import { packageVersion } from './version.js';
-import { addAnswerOptions, addRunOptions, type RawRunFlags } from './run-flags.js';
+import {
+  addAnswerOptions,
+  addRunOptions,
+  addWorktreeOptions,
+  type RawRunFlags,
+} from './run-flags.js';
 import type { FinishFlags } from './commands/finish.js';
 
 /**
@@ -60,34 +65,40 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       setExit(await showCommand(io, { cwd: cwdOf(cmd), change, json: opts.json === true }));
     });
 
-  addRunOptions(
-    program
-      .command('run')
-      .option('-C, --cwd <dir>', 'run as if started in <dir>')
-      .description('run the loop on a change')
-      .argument('<change>', 'change name')
-      .addOption(
-        new Option(
-          '--force',
-          'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
-        ),
-      ),
-  ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
-    const { runCommand } = await import('./commands/run.js');
-    setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts, mode: 'start' }));
-  });
-
-  addAnswerOptions(
+  addWorktreeOptions(
     addRunOptions(
       program
-        .command('resume')
+        .command('run')
         .option('-C, --cwd <dir>', 'run as if started in <dir>')
-        .description('continue an interrupted run from its last checkpoint')
-        .argument('<change>', 'change name'),
+        .description(
+          'run the loop on a change; on several (or --all) at once, each in a worktree of its own',
+        )
+        .argument('[changes...]', 'change names')
+        .addOption(
+          new Option(
+            '--force',
+            'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
+          ),
+        ),
     ),
-  ).action(async (change: string, opts: RawRunFlags, cmd: Command) => {
+  ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');
-    setExit(await runCommand(io, { cwd: cwdOf(cmd), change, flags: opts, mode: 'resume' }));
+    setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'start' }));
+  });
+
+  addWorktreeOptions(
+    addAnswerOptions(
+      addRunOptions(
+        program
+          .command('resume')
+          .option('-C, --cwd <dir>', 'run as if started in <dir>')
+          .description('continue an interrupted run from its last checkpoint (several, or --all)')
+          .argument('[changes...]', 'change names'),
+      ),
+    ),
+  ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
+    const { runCommand } = await import('./commands/run.js');
+    setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'resume' }));
   });
 
   program

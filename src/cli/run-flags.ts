@@ -3,6 +3,7 @@ import { UsageError } from '../core/errors.js';
 import { splitCommandLine } from '../process/command-line.js';
 import {
   DEFAULT_RUN_OPTIONS,
+  PARALLEL_LIMITS,
   type AgentKind,
   type OnComplete,
   type RunOptions,
@@ -39,6 +40,11 @@ export interface RawRunFlags {
   notify?: string[];
   notifyUrl?: string[];
   notifyTimeout?: string;
+  worktree?: boolean;
+  keepWorktree?: boolean;
+  /** several changes at once */
+  parallel?: string;
+  all?: boolean;
   /** resume only */
   answer?: string;
   answerFile?: string;
@@ -150,6 +156,42 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
 }
 
+/**
+ * `run` and `resume`: a worktree of its own per run, several changes at once. The UI (the
+ * bare command) takes `--parallel` only: it starts the runs it is asked to in worktrees.
+ */
+export function addWorktreeOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        '--worktree',
+        'run in a worktree of its own beside yours (<repo>.ralph/<change>), from your HEAD: keep working in yours meanwhile (implied by several changes)',
+      ),
+    )
+    .addOption(new Option('--keep-worktree', "leave the run's worktree in place when it ends"))
+    .addOption(
+      new Option('--all', 'every change with stories left (run), every recorded run (resume)'),
+    )
+    .addOption(
+      new Option(
+        '--parallel <n>',
+        `how many runs work at once with several changes (default: ${PARALLEL_LIMITS.default}, at most ${PARALLEL_LIMITS.max})`,
+      ),
+    );
+}
+
+/** `--parallel`: a whole number from 1 to the maximum. */
+export function parseParallel(value: string | undefined): number {
+  if (value === undefined) return PARALLEL_LIMITS.default;
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > PARALLEL_LIMITS.max) {
+    throw new UsageError(
+      `--parallel: ${JSON.stringify(value)} is not a whole number from 1 to ${PARALLEL_LIMITS.max} (each run is an agent at work; ${PARALLEL_LIMITS.default} is the default)`,
+    );
+  }
+  return n;
+}
+
 /** `resume` only: the answer to the question a blocked run asked. */
 export function addAnswerOptions(cmd: Command): Command {
   return cmd
@@ -236,5 +278,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     json: flags.json === true,
     force: flags.force === true,
     ...unattendedOptions(flags),
+    worktree: flags.worktree === true,
+    keepWorktree: flags.keepWorktree === true,
   };
 }

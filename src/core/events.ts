@@ -102,6 +102,8 @@ export type RunEvent =
       baseSha: string;
       agent: string;
       maxRetries: number;
+      /** A run in a worktree of its own (`run --worktree`): that worktree's top directory. */
+      worktree?: string;
       /**
        * With what earlier invocations of the run (before a `resume`) spent on each story, from the
        * run state; absent or 0 for a story not tried yet.

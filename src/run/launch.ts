@@ -5,11 +5,17 @@ import type { Change } from '../core/change.js';
 import { countStories } from '../core/change.js';
 import { UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
-import { openRun, startRun, type CheckpointRun } from '../checkpoint/index.js';
+import { openRun, startRun, type CheckpointRun, type ForcedSave } from '../checkpoint/index.js';
 import { ralphBranch } from '../checkpoint/paths.js';
 import { changePaths, readChange } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
 import { ensureLearningsFile } from './learnings.js';
+import {
+  openWorktreePlace,
+  prepareWorktreeStart,
+  recordedHome,
+  type WorktreePlace,
+} from './launch-worktree.js';
 import type { RunOptions } from './options.js';
 import { runLoop, type ChooseCompletion, type LoopDeps, type LoopResult } from './orchestrator.js';
 import { assertAnswerFits } from './question.js';
@@ -62,29 +68,61 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     req.env,
   );
 
-  const locks = await lockSession(specRoot, req.change, options.commandTimeoutMs, req.env);
+  const where = {
+    specRoot,
+    change: req.change,
+    timeoutMs: options.commandTimeoutMs,
+    env: req.env,
+  };
+  // A run in a worktree of its own locks that worktree, not the user's work tree it came from.
+  const recorded = req.mode === 'resume' ? await recordedHome(where) : null;
+  const inWorktree = req.mode === 'start' ? options.worktree : recorded !== null;
+  const locks = await lockSession(specRoot, req.change, options.commandTimeoutMs, req.env, {
+    workTree: !inWorktree,
+  });
+  let place: WorktreePlace | null = null;
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
-    const run =
-      req.mode === 'start'
-        ? await startRun({
-            cwd: specRoot,
-            change: req.change,
-            timeoutMs: options.commandTimeoutMs,
-            baseEnv: req.env,
-            force: options.force,
-            onForced: (saved) =>
-              hooks.emit({
-                type: 'run.forced',
-                branch: ralphBranch(req.change),
-                oldSha: saved.oldSha,
-                savedRef: saved.branchRef,
-                attemptRefs: saved.attemptRefs,
-              }),
-          })
-        : await reopen(specRoot, req.change, options, req.env, hooks.notice);
+    let run: CheckpointRun;
+    if (req.mode === 'start') {
+      const start = {
+        cwd: specRoot,
+        change: req.change,
+        timeoutMs: options.commandTimeoutMs,
+        baseEnv: req.env,
+        force: options.force,
+        onForced: (saved: ForcedSave) =>
+          hooks.emit({
+            type: 'run.forced',
+            branch: ralphBranch(req.change),
+            oldSha: saved.oldSha,
+            savedRef: saved.branchRef,
+            attemptRefs: saved.attemptRefs,
+          }),
+      };
+      if (options.worktree) {
+        const prepared = await prepareWorktreeStart(
+          { ...where, keepWorktree: options.keepWorktree },
+          hooks.notice,
+        );
+        place = prepared;
+        run = await startRun({
+          ...start,
+          cwd: prepared.specRoot,
+          home: { home: prepared.home, head: prepared.homeHead },
+        }).catch(async (error: unknown) => {
+          await prepared.undo();
+          throw error;
+        });
+      } else {
+        run = await startRun(start);
+      }
+    } else {
+      if (recorded !== null) place = await openWorktreePlace(recorded, where);
+      run = await reopen(place?.specRoot ?? specRoot, req.change, options, req.env, hooks.notice);
+    }
     hooks.onRun?.(run);
-    const result = await driveLoop(specRoot, req.change, options, req.env, {
+    const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
       run,
       backend,
       emit: hooks.emit,
@@ -94,6 +132,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     });
     return result.exitCode;
   } finally {
+    await place?.lock.release();
     await locks.release();
     await locks.forgetIfUnused();
   }

@@ -43,7 +43,17 @@ export interface RunOptions {
   notifyTimeoutMs: number;
   /** `resume --answer` / `--answer-file`: the answer to the question a blocked run asked. */
   answer: string | null;
+  /**
+   * `run --worktree` (implied by several changes): the run works in a worktree of its own
+   * beside the user's, who keeps working in theirs (docs/contract.md, "Runs in worktrees").
+   */
+  worktree: boolean;
+  /** `--keep-worktree`: the run's worktree stays when the run ends. */
+  keepWorktree: boolean;
 }
+
+/** How many runs may work at once (`--parallel`), and its default. */
+export const PARALLEL_LIMITS = { default: 2, max: 16 } as const;
 
 export const DEFAULT_RUN_OPTIONS = {
   agent: 'claude',

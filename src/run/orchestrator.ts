@@ -73,6 +73,7 @@ function announceStart(setup: LoopSetup, deps: LoopDeps, stories: readonly Story
     baseSha: run.baseSha,
     agent: setup.options.agent,
     maxRetries: setup.options.maxRetries,
+    ...(run.state.home ? { worktree: run.repo.root } : {}),
     // A resumed run's earlier invocations count in its figures (the run state keeps them).
     stories: stories.map((s) => {
       const { attempts, costUsd, durationMs } = deps.run.progressOf(s.id);

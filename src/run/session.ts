@@ -30,6 +30,12 @@ export async function lockSession(
   timeoutMs: number,
   /** The environment git starts from: the command's. */
   baseEnv: NodeJS.ProcessEnv,
+  /**
+   * `workTree: false`: the change's lock only. A run in a worktree of its own takes that
+   * worktree's lock itself (`lockWorkTree`) once the worktree exists; the user's work tree,
+   * where the command started, is not the run's and stays free for other runs.
+   */
+  opts: { workTree?: boolean } = {},
 ): Promise<SessionLocks> {
   const repo = await locateRepo({ cwd, timeoutMs, baseEnv });
   if (!repo) throw notInRepo(cwd);
@@ -41,17 +47,14 @@ export async function lockSession(
     await rmdir(paths.dir).catch(() => undefined);
     await rmdir(path.dirname(paths.dir)).catch(() => undefined);
   };
-  let worktree: HeldLock;
-  try {
-    worktree = await acquireLock(
-      path.join(repo.gitDir, 'ralphtool-worktree.lock'),
-      change,
-      (h) =>
-        `ralphtool is already running ${h.change} in this work tree (pid ${h.pid} on ${h.host}, since ${h.since}): two runs cannot share a working tree; wait for it, or use \`git worktree add\` for a second one`,
-    );
-  } catch (error) {
-    await removeIfEmpty();
-    throw error;
+  let worktree: HeldLock | null = null;
+  if (opts.workTree !== false) {
+    try {
+      worktree = await lockWorkTree(repo.gitDir, change);
+    } catch (error) {
+      await removeIfEmpty();
+      throw error;
+    }
   }
   let changeLock: HeldLock;
   try {
@@ -62,11 +65,11 @@ export async function lockSession(
         `another ralphtool is running ${change} (pid ${h.pid} on ${h.host}, since ${h.since}): wait for it or stop it first`,
     );
   } catch (error) {
-    await worktree.release();
+    await worktree?.release();
     await removeIfEmpty();
     throw error;
   }
-  const warnings = [worktree.tookOverFrom, changeLock.tookOverFrom]
+  const warnings = [worktree?.tookOverFrom ?? null, changeLock.tookOverFrom]
     .filter((h): h is LockHolder => h !== null)
     .slice(0, 1)
     .map(
@@ -77,7 +80,7 @@ export async function lockSession(
     warnings,
     release: async () => {
       await changeLock.release();
-      await worktree.release();
+      await worktree?.release();
     },
     forgetIfUnused: async () => {
       if (existsSync(paths.state)) return;
@@ -86,6 +89,16 @@ export async function lockSession(
       await rmdir(path.dirname(paths.dir)).catch(() => undefined);
     },
   };
+}
+
+/** The lock that keeps two runs out of one working tree: `<git-dir>/ralphtool-worktree.lock`. */
+export async function lockWorkTree(gitDir: string, change: string): Promise<HeldLock> {
+  return acquireLock(
+    path.join(gitDir, 'ralphtool-worktree.lock'),
+    change,
+    (h) =>
+      `ralphtool is already running ${h.change} in this work tree (pid ${h.pid} on ${h.host}, since ${h.since}): two runs cannot share a working tree; wait for it, or run this change with --worktree`,
+  );
 }
 
 /**

@@ -65,6 +65,8 @@ export class LoopHarness extends LoopFixture {
       onComplete: request.completion === 'unanswered' ? 'ask' : request.completion,
       json: true,
       force: false,
+      worktree: false,
+      keepWorktree: false,
       ...UNATTENDED_DEFAULTS,
       ...request.options,
     };

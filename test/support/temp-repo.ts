@@ -48,7 +48,11 @@ export function makeTempRepo(
     dir,
     git: (...args) => sh(dir, ...args),
     write,
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+      // Where `run --worktree` puts the runs' worktrees (beside the repository).
+      rmSync(`${dir}.ralph`, { recursive: true, force: true });
+    },
   };
 }
 

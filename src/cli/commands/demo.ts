@@ -47,7 +47,7 @@ export async function demoCommand(io: CommandIO, opts: { json: boolean }): Promi
   try {
     code = interactive
       ? await runInUi(io, repo, flags)
-      : await runCommand(io, { cwd: repo.dir, change: repo.change, flags, mode: 'start' });
+      : await runCommand(io, { cwd: repo.dir, changes: [repo.change], flags, mode: 'start' });
   } catch (error) {
     say(`\nThe demo repository is left at ${repo.dir}\n`);
     throw error;

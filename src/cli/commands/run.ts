@@ -1,5 +1,5 @@
 import { ON_PATH, reachable } from '../../core/reach.js';
-import { QuitNow } from '../../core/errors.js';
+import { QuitNow, UsageError } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { launchRun, type RunMode } from '../../run/launch.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
@@ -9,7 +9,7 @@ import { askCompletionChoice } from '../completion-prompt.js';
 import { stopWhenOutputCloses } from '../closed-output.js';
 import type { CommandIO } from '../io.js';
 import { ProgressPrinter } from '../render/progress.js';
-import { toRunOptions, type RawRunFlags } from '../run-flags.js';
+import { parseParallel, toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { installStopSignals } from '../stop-signals.js';
 import { assertDirectory } from './cwd.js';
 
@@ -18,6 +18,30 @@ import { assertDirectory } from './cwd.js';
  * or NDJSON events on stdout, Ctrl-C to stop, the completion choice by flag or prompt.
  */
 export async function runCommand(
+  io: CommandIO,
+  opts: { cwd: string; changes: readonly string[]; flags: RawRunFlags; mode: RunMode },
+): Promise<number> {
+  const parallel = parseParallel(opts.flags.parallel);
+  const [only, ...more] = opts.changes;
+  if (opts.flags.all === true && only !== undefined) {
+    throw new UsageError(
+      `--all takes every change${opts.mode === 'resume' ? ' with a recorded run' : ' with stories left'}: name changes or pass --all, not both`,
+    );
+  }
+  if (only === undefined && opts.flags.all !== true) {
+    throw new UsageError(
+      `name the change to ${opts.mode === 'resume' ? 'resume' : 'run'} (\`ralphtool ${opts.mode === 'resume' ? 'status' : 'list'}\` shows them), several, or pass --all`,
+    );
+  }
+  if (only === undefined || more.length > 0) {
+    const { runManyCommand } = await import('./run-many.js');
+    return runManyCommand(io, { ...opts, parallel });
+  }
+  return runOneCommand(io, { cwd: opts.cwd, change: only, flags: opts.flags, mode: opts.mode });
+}
+
+/** One change: the loop in this work tree (or, with --worktree, in a worktree of its own). */
+async function runOneCommand(
   io: CommandIO,
   opts: { cwd: string; change: string; flags: RawRunFlags; mode: RunMode },
 ): Promise<number> {

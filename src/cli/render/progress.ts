@@ -64,6 +64,7 @@ export class ProgressPrinter {
         const todo = event.stories.filter((st) => !st.done).length;
         return [
           `${s.bold('ralphtool')} ${event.change}: ${event.stories.length} stories, ${todo} to do · agent ${event.agent} · branch ${event.branch} (from ${event.originalBranch})`,
+          ...(event.worktree === undefined ? [] : [`  in the worktree ${event.worktree}`]),
         ];
       }
       case 'story.started':

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { cp, mkdir, rm } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { messageOf } from '../core/error-details.js';
+import { UsageError } from '../core/errors.js';
+import { git } from '../git/git.js';
+import type { GitContext } from '../git/git.js';
+import { runWorktreeDir } from './paths.js';
+import { listWorktrees } from './worktrees.js';
+
+export interface RunWorktreeRequest {
+  /** The engine context of the user's work tree (hooks off, git dir pinned). */
+  homeCtx: GitContext;
+  /** Top of the user's work tree. */
+  homeRoot: string;
+  change: string;
+  /** The commit the worktree starts from: the user's HEAD. */
+  sha: string;
+  /**
+   * The change's folder in the user's work tree (`openspec/changes/<change>`): copied into the
+   * worktree as it is there, committed or not, so that a change the user has not committed yet
+   * can run.
+   */
+  changeDir: string;
+}
+
+/**
+ * Creates the worktree a run of `change` works in (`git worktree add --detach` at the user's
+ * commit, see `runWorktreeDir`) with the change's folder as the user has it. Refuses (nothing
+ * made) when the folder exists already. Returns the worktree's top directory.
+ */
+export async function createRunWorktree(req: RunWorktreeRequest): Promise<string> {
+  const dir = runWorktreeDir(req.homeRoot, req.change);
+  if (existsSync(dir)) {
+    const registered = (await listWorktrees(req.homeCtx)).some((t) => t.root === dir);
+    throw new UsageError(
+      registered
+        ? `${dir} is already a worktree of this repository: end the run that uses it (\`ralphtool status\`), or remove it with \`git worktree remove ${dir}\``
+        : `${dir} exists and is not this run's worktree: move it away or delete it, then start again`,
+    );
+  }
+  try {
+    await mkdir(dirname(dir), { recursive: true });
+  } catch (error) {
+    throw new UsageError(
+      `cannot create the worktree folder ${dirname(dir)} (${messageOf(error)}): --worktree needs to write beside your work tree`,
+    );
+  }
+  await git(req.homeCtx, ['worktree', 'add', '--detach', '-q', dir, req.sha], {
+    context: `could not create the worktree ${dir}`,
+  });
+  try {
+    const target = join(dir, relative(req.homeRoot, req.changeDir));
+    await rm(target, { recursive: true, force: true });
+    await cp(req.changeDir, target, { recursive: true, verbatimSymlinks: true });
+  } catch (error) {
+    await removeFreshWorktree(req.homeCtx, dir);
+    throw new UsageError(
+      `could not copy the change's folder ${req.changeDir} into the worktree (${messageOf(error)})`,
+    );
+  }
+  return dir;
+}
+
+/**
+ * Removes a worktree `createRunWorktree` made when the start was refused before anything was
+ * recorded: it holds a checkout of a commit and a copy of the change's folder, nothing else.
+ */
+export async function removeFreshWorktree(homeCtx: GitContext, dir: string): Promise<void> {
+  await git(homeCtx, ['worktree', 'remove', '--force', dir], { allowFailure: true });
+  await rm(dir, { recursive: true, force: true });
+  await git(homeCtx, ['worktree', 'prune'], { allowFailure: true });
+}
