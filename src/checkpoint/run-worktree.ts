@@ -71,3 +71,19 @@ export async function removeFreshWorktree(homeCtx: GitContext, dir: string): Pro
   await rm(dir, { recursive: true, force: true });
   await git(homeCtx, ['worktree', 'prune'], { allowFailure: true });
 }
+
+/**
+ * Removes a run's worktree at the end of the run (keep without `--keep-worktree`, or a cleanup
+ * once the work is home). `git worktree remove` without `--force` refuses a worktree holding
+ * tracked changes or untracked files, so nothing that is not in a commit or ref goes with it;
+ * its ignored files (dependencies, build output the agent made) do. A folder already gone is
+ * pruned from git's list. Returns false when git refused (the caller says so; nothing lost).
+ */
+export async function removeRunWorktree(homeCtx: GitContext, dir: string): Promise<boolean> {
+  if (existsSync(dir)) {
+    const removed = await git(homeCtx, ['worktree', 'remove', dir], { allowFailure: true });
+    if (removed.exitCode !== 0) return false;
+  }
+  await git(homeCtx, ['worktree', 'prune'], { allowFailure: true });
+  return true;
+}
