@@ -15,6 +15,7 @@ import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { undoStart } from './start-undo.js';
+import { giveWorktreeBack } from './home-keep.js';
 import { assertOriginalFree } from './worktrees.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { headAndCleanliness, operationInProgress } from '../git/status.js';
@@ -164,7 +165,10 @@ export class CheckpointRun extends GuardedRun {
     await this.ensureAtCheckpoint(opts);
     await forgetUserBytes(this.runGit(opts));
     await this.finish('keep', opts.outcome, opts.final ?? false);
-    return stagedKeptNotice(this.runGit(opts));
+    const staged = await stagedKeptNotice(this.runGit(opts));
+    // A run in a worktree of its own: the work is on the branch, the worktree goes (home-keep.ts).
+    const gone = await giveWorktreeBack(this.runGit(opts).ctx, this.current);
+    return gone === null ? staged : staged === null ? gone : `${staged}; ${gone}`;
   }
 
   /** Finishes the git sequence a crash interrupted, if any; returns the step it finished. */

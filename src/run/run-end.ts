@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Story } from '../core/change.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { exhaustedMessage, exitCodeFor } from '../core/loop.js';
@@ -37,9 +38,18 @@ export async function endRun(
     costUsd: run.state.costUsd,
     durationMs: Date.now() - started,
     ...(question ? { question: { storyId: question.storyId, text: question.text } } : {}),
+    ...worktreeOf(run.state),
   });
   const unanswered = choice === null && !ASKS_NO_CHOICE.has(outcome);
   return { outcome, choice, exitCode: exitCodeFor(unanswered ? 'stopped' : outcome) };
+}
+
+/** A run in a worktree of its own: where it is, and whether the completion removed it. */
+function worktreeOf(state: LoopDeps['run']['state']): {
+  worktree?: { root: string; removed: boolean };
+} {
+  const root = state.home ? state.worktree?.root : undefined;
+  return root === undefined ? {} : { worktree: { root, removed: !existsSync(root) } };
 }
 
 /** Outcomes that park the run instead of asking the completion choice. */

@@ -224,10 +224,18 @@ export class ProgressPrinter {
             : event.outcome === 'error'
               ? `the run stays on ${event.branch} at its last checkpoint: fix the cause, then \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
               : `no choice was made: the run stays on ${event.branch} at its last checkpoint; end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``;
+    // A run in a worktree of its own says where that worktree is, or that it is gone.
+    const wt = event.worktree;
+    const worktree =
+      wt === undefined
+        ? ''
+        : wt.removed
+          ? `; the worktree ${wt.root} is removed${event.outcome !== 'complete' && event.choice === 'keep' ? ' (resume recreates it)' : ''}`
+          : `; the run's worktree is ${wt.root}`;
     // A question parks the run: what it asks and the exact command that answers it.
     const next =
       event.question === undefined
-        ? where
+        ? `${where}${worktree}`
         : `${blockedLine(event.question.storyId, oneLine(event.question.text))}; the run stays on ${event.branch} at its last checkpoint: ${blockedNext(this.summary.change)}`;
     const verdict: Record<typeof event.outcome, string> = {
       complete: s.green('all stories complete'),
