@@ -5,7 +5,9 @@ import { runPaths, runsRoot } from '../checkpoint/paths.js';
 import { readRunState } from '../checkpoint/state.js';
 import { isValidChangeName } from '../core/change-name.js';
 import { locateRepo } from '../git/repo.js';
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { openWorktreePlace, recordedHome, type WorktreePlace } from './launch-worktree.js';
 import { readLock } from './lock.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
@@ -37,11 +39,16 @@ export interface FinishDone {
  */
 export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone> {
   const { change, timeoutMs, env } = req;
-  const locks = await lockSession(req.cwd, change, timeoutMs, env);
+  // A run in a worktree of its own is finished there, from whichever work tree (as resume).
+  const where = { specRoot: req.cwd, change, timeoutMs, env };
+  const recorded = await recordedHome(where);
+  const locks = await lockSession(req.cwd, change, timeoutMs, env, { workTree: recorded === null });
+  let place: WorktreePlace | null = null;
   try {
     for (const warning of locks.warnings) req.notice(`warning: ${warning}`);
+    if (recorded !== null) place = await openWorktreePlace(recorded, where, req.notice);
     const run = await openRun({
-      cwd: req.cwd,
+      cwd: recorded?.worktreeRoot ?? req.cwd,
       change,
       timeoutMs,
       baseEnv: env,
@@ -71,12 +78,19 @@ export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone>
     const message =
       req.choice === 'cleanup'
         ? `cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes`
-        : `kept: ${run.branch} has one commit per story (original branch: ${run.originalLabel})`;
+        : `kept: ${run.branch} has one commit per story (original branch: ${run.originalLabel})${keptWorktree(recorded?.worktreeRoot)}`;
     return { message, written };
   } finally {
+    await place?.lock.release();
     await locks.release();
     await locks.forgetIfUnused();
   }
+}
+
+/** What became of a kept run's own worktree: removed, or still there (--keep-worktree, git refused). */
+function keptWorktree(root: string | undefined): string {
+  if (root === undefined) return '';
+  return existsSync(root) ? `; its worktree stays at ${root}` : `; its worktree ${root} is removed`;
 }
 
 /** Changes whose run is recorded and not finished, with their mark; unreadable ones are left out. */

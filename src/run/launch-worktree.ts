@@ -4,6 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { engineContext, notInRepo } from '../checkpoint/run-git.js';
 import { runPaths } from '../checkpoint/paths.js';
 import { createRunWorktree, removeFreshWorktree } from '../checkpoint/run-worktree.js';
+import { recreateRunWorktree } from '../checkpoint/recreate-worktree.js';
 import { refuseRecordedRun } from '../checkpoint/start.js';
 import { readRunState, runStateExists, type RunHome, type RunState } from '../checkpoint/state.js';
 import type { GitContext } from '../git/git.js';
@@ -99,7 +100,8 @@ export async function prepareWorktreeStart(
 export async function recordedHome(where: Where): Promise<RecordedHome | null> {
   const { repo } = await homeRepo(where);
   const state = await readRunState(runPaths(repo.gitCommonDir, where.change).state);
-  if (!state?.home || !state.worktree) return null;
+  // A finished run has no worktree to go to: the usual refusals say so.
+  if (!state?.home || !state.worktree || state.status === 'finished') return null;
   return {
     state,
     home: state.home,
@@ -120,10 +122,14 @@ export interface RecordedHome {
 export async function openWorktreePlace(
   recorded: RecordedHome,
   where: Where,
+  notice: (message: string) => void,
 ): Promise<WorktreePlace> {
   if (!existsSync(recorded.worktreeRoot)) {
-    throw new UsageError(
-      `the worktree of the run of ${where.change}, ${recorded.worktreeRoot}, is missing: its work up to the last checkpoint is on ralph/${where.change}`,
+    // Deleted by hand, or given back by a keep of an incomplete run: made again from the branch.
+    const { repo, ctx } = await homeRepo(where);
+    await recreateRunWorktree(ctx, runPaths(repo.gitCommonDir, where.change), recorded.state);
+    notice(
+      `the worktree of the run of ${where.change} was missing: recreated ${recorded.worktreeRoot} from ralph/${where.change} (its last checkpoint)`,
     );
   }
   return lockPlace(recorded.worktreeRoot, recorded.specRelative, where);

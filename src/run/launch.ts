@@ -118,7 +118,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         run = await startRun(start);
       }
     } else {
-      if (recorded !== null) place = await openWorktreePlace(recorded, where);
+      if (recorded !== null) place = await openWorktreePlace(recorded, where, hooks.notice);
       run = await reopen(place?.specRoot ?? specRoot, req.change, options, req.env, hooks.notice);
     }
     hooks.onRun?.(run);

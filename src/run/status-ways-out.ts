@@ -35,7 +35,8 @@ export async function runPlace(
     state.status === 'active' ? await listWorktrees({ cwd: repo.root, timeoutMs, baseEnv }) : [];
   const root = state.status === 'active' ? runWorktreeRoot(state, trees) : null;
   const here = isRunWorktree(state, repo, root);
-  const command = here || root === null ? 'ralphtool' : `ralphtool -C ${root}`;
+  // A run in a worktree of its own is resumed and finished from the user's work tree too.
+  const command = here || root === null || state.home ? 'ralphtool' : `ralphtool -C ${root}`;
   return {
     root,
     here,
@@ -59,7 +60,8 @@ function blocker(
   const cleaning =
     state.step?.op === 'cleanup' ||
     (state.step === null && state.outcome !== null && state.outcome !== 'error');
-  if (cleaning && original.kind !== 'detached') {
+  // A run in a worktree of its own brings its work home to the user's tree, which has it out.
+  if (cleaning && original.kind !== 'detached' && !state.home) {
     const holder = holderOf(trees, original.name, root);
     if (holder !== null) {
       return `a cleanup cannot go back to your branch ${original.name} while the worktree ${holder} has it checked out: \`git -C ${holder} switch --detach\` frees it (its files stay as they are)`;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { countStories } from '../core/change.js';
@@ -38,6 +39,12 @@ export interface RunStatus {
   updatedAt: string | null;
   /** The work tree the run belongs to, when it is not the one `status` was asked in. */
   worktree?: string | null;
+  /**
+   * A run in a worktree of its own (`run --worktree`): that worktree, whether its folder is
+   * missing (`resume`/`finish` recreate it from the branch), and the user's work tree it came
+   * from (the user's branch is `originalBranch`). Null for a run in the user's work tree.
+   */
+  home?: { worktree: string; missing: boolean; root: string } | null;
   /** The question a blocked run waits on (asked, not answered yet). */
   question?: { storyId: string; text: string } | null;
   /**
@@ -117,7 +124,8 @@ async function statusOf(
     budget: recordedBudget(state),
     startedAt: state.startedAt,
     updatedAt: state.updatedAt,
-    worktree: place.here ? null : place.root,
+    worktree: place.here || state.home ? null : place.root,
+    home: homeOf(state),
     question: question ? { storyId: question.storyId, text: question.text } : null,
     wait: state.status === 'active' ? (state.wait ?? null) : null,
     next:
@@ -168,6 +176,12 @@ function nextCommand(
     case 'unreadable':
       return unreadableWayOut(change);
   }
+}
+
+function homeOf(state: RunState): NonNullable<RunStatus['home']> | null {
+  const worktree = state.worktree?.root;
+  if (!state.home || worktree === undefined) return null;
+  return { worktree, missing: !existsSync(worktree), root: state.home.root };
 }
 
 /** Stories in tasks.md as of the run's checkpoint (what the loop sees), when that can be read. */

@@ -4,6 +4,7 @@ import { openRun } from '../../checkpoint/index.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { finishRecordedRun } from '../../run/finish-run.js';
 import { lockSession } from '../../run/session.js';
+import { isHomeRun, pruneHomeWorktree } from '../../run/prune-home.js';
 import type { CommandIO } from '../io.js';
 import { parsePositiveDuration } from '../options.js';
 import { assertDirectory } from './cwd.js';
@@ -63,7 +64,8 @@ async function pruneRun(
   keep: readonly string[],
 ): Promise<void> {
   const { cwd, change, timeoutMs, retry } = at;
-  const locks = await lockSession(cwd, change, timeoutMs, io.env);
+  const home = await isHomeRun({ cwd, change, timeoutMs, env: io.env });
+  const locks = await lockSession(cwd, change, timeoutMs, io.env, { workTree: !home });
   try {
     for (const warning of locks.warnings) io.stderr.write(`ralphtool: warning: ${warning}\n`);
     const run = await openRun({ cwd, change, timeoutMs, baseEnv: io.env, retry });
@@ -73,6 +75,8 @@ async function pruneRun(
       );
     }
     const count = await run.pruneAttemptRefs({}, keep);
+    const worktree = await pruneHomeWorktree(run.state, { cwd, change, timeoutMs, env: io.env });
+    if (worktree !== null) io.stderr.write(`ralphtool: ${worktree}\n`);
     await locks.release();
     await rm(run.paths.dir, { recursive: true, force: true });
     io.stderr.write(`ralphtool: pruned ${count} attempt ref(s) and the run folder\n`);

@@ -48,11 +48,27 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
       `  ${stories}${current} · ${costOf(run)}`,
       `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
       ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
+      ...homeLines(run),
       ...waitLines(run, now),
       `  next: ${run.next}`,
     ].join('\n');
   });
   return `${blocks.join('\n\n')}\n`;
+}
+
+/** A run in a worktree of its own: where that worktree is, or that it is missing / removed. */
+function homeLines(run: RunStatus): string[] {
+  const home = run.home;
+  if (home === undefined || home === null) return [];
+  if (!home.missing) {
+    return [
+      `  in the worktree ${home.worktree} (from ${home.root})${run.state === 'finished' ? ', kept' : ''}`,
+    ];
+  }
+  if (run.state === 'finished') return [`  in the worktree ${home.worktree} (removed)`];
+  return [
+    `  in the worktree ${home.worktree} (from ${home.root}): missing; \`resume\` and \`finish\` recreate it from ${run.branch ?? 'its branch'} at its last checkpoint`,
+  ];
 }
 
 /**
