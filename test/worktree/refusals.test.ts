@@ -28,10 +28,6 @@ function worktreeOf(f: RunFixture): string {
   return `${f.dir}.ralph/${CHANGE}`;
 }
 
-function cli(f: RunFixture, args: readonly string[]): Promise<CliRun> {
-  return runCli(args, { cwd: f.dir, env: f.env(), timeoutMs: 240_000 });
-}
-
 /** What a refusal must not change: the user's files, index, HEAD, branches and worktrees. */
 function snapshot(f: RunFixture): string {
   return [
@@ -158,10 +154,11 @@ describe('locks: one run per change, other changes free', () => {
     // Another change, run in the user's own work tree meanwhile, with its own agent script.
     const otherScenario = path.join(f.scratch, 'other.json');
     writeFileSync(otherScenario, JSON.stringify({ '1-1': succeed('src/other.txt', 'other\n') }));
-    const normal = await runCli(
-      ['run', other, ...fakeAgentFlags(), '--on-complete', 'keep'],
-      { cwd: f.dir, env: f.env({ FAKE_AGENT_SCENARIO: otherScenario }), timeoutMs: 240_000 },
-    );
+    const normal = await runCli(['run', other, ...fakeAgentFlags(), '--on-complete', 'keep'], {
+      cwd: f.dir,
+      env: f.env({ FAKE_AGENT_SCENARIO: otherScenario }),
+      timeoutMs: 240_000,
+    });
     expect(normal.exitCode, normal.stderr).toBe(0);
     expect(f.git('log', '--format=%s', `ralph/${other}`).split('\n')[0]).toBe('checkpoint: 1');
 
