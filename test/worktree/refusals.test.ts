@@ -71,7 +71,7 @@ describe('run --worktree refusals leave nothing behind', () => {
     expect(existsSync(f.runDir)).toBe(false);
   });
 
-  it('a leftover registered worktree at that path', async () => {
+  it('a leftover registered worktree at that path (a start killed before its record): the named way out works', async () => {
     fixture = new RunFixture(CHANGE, stories(1, 1)).scenario(ONE_SUCCEEDS);
     const f = fixture;
     f.git('worktree', 'add', '-q', '--detach', worktreeOf(f), 'HEAD');
@@ -80,6 +80,13 @@ describe('run --worktree refusals leave nothing behind', () => {
     expectRefused(result, `${worktreeOf(f)} is already a worktree of this repository`);
     expect(snapshot(f)).toBe(before);
     expect(existsSync(f.runDir)).toBe(false);
+    // What a kill -9 between the worktree's creation and the run's record leaves: the way out
+    // the refusal names works, and `run` works again.
+    expect(result.stderr).toContain(`git worktree remove ${worktreeOf(f)}`);
+    f.git('worktree', 'remove', worktreeOf(f));
+    const again = await f.run(['--worktree']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(f.git('log', '--format=%s', `ralph/${CHANGE}`).split('\n')[0]).toBe('checkpoint: 1');
   });
 
   it('a run of the change recorded and not finished', async () => {
