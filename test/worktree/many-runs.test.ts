@@ -71,9 +71,14 @@ describe('run a b c: several changes at once, each in its own worktree', () => {
     // The user works in their own tree the whole time the runs go on.
     let round = 0;
     let ended = false;
-    void live.exited.then(() => {
-      ended = true;
-    });
+    live.exited.then(
+      () => {
+        ended = true;
+      },
+      () => {
+        ended = true;
+      },
+    );
     while (!ended || round < 30) {
       round += 1;
       f.write(`user/new-${round % 7}.txt`, `round ${round}\n`);
@@ -148,7 +153,9 @@ describe('run a b c: several changes at once, each in its own worktree', () => {
     }
     writeFileSync(gate, '');
     expect((await live.exited).code, live.stderr).toBe(0);
-    const seen = live.events.map((e) => `${e.type}:${String(e.change ?? '')}`);
+    const seen = live.events.map(
+      (e) => `${e.type}:${typeof e.change === 'string' ? e.change : ''}`,
+    );
     const gammaDone = seen.indexOf('story.completed:gamma');
     expect(gammaDone).toBeGreaterThan(-1);
     expect(seen.indexOf('merge.checked:')).toBeGreaterThan(gammaDone);
