@@ -4,6 +4,8 @@ import type { RunMark } from '../../../src/core/run-mark.js';
 import type {
   ChangedFile,
   FinishedRun,
+  ManyRunsEnd,
+  ManyRunsHooks,
   RunHandle,
   UiController,
   UiRunOptions,
@@ -45,6 +47,31 @@ export class FakeRun {
 
   crash(message: string): void {
     this.fail(new Error(message));
+  }
+}
+
+/** Several runs started together through the fake: the test plays the engine's part. */
+export class FakeManyRuns {
+  /** stop, force-quit, choose:<change>:<choice>, choose-all:<choice>, in order. */
+  readonly calls: string[] = [];
+  private settle: (result: { exitCode: number; runs: ManyRunsEnd[] }) => void = () => undefined;
+  readonly done: Promise<{ exitCode: number; runs: ManyRunsEnd[] }>;
+
+  constructor(
+    readonly changes: readonly string[],
+    readonly hooks: ManyRunsHooks,
+  ) {
+    this.done = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+  }
+
+  emit(change: string, ...events: TimedRunEvent[]): void {
+    for (const event of events) this.hooks.event(change, event);
+  }
+
+  end(exitCode: number, runs: ManyRunsEnd[]): void {
+    this.settle({ exitCode, runs });
   }
 }
 
@@ -110,6 +137,27 @@ export class FakeController implements UiController {
   changedFiles(run: FinishedRun): Promise<ChangedFile[]> {
     this.changedFilesAsked.push(run);
     return Promise.resolve(this.files);
+  }
+
+  readonly manyRuns: FakeManyRuns[] = [];
+
+  startRuns(changes: readonly string[], hooks: ManyRunsHooks) {
+    const many = new FakeManyRuns(changes, hooks);
+    this.manyRuns.push(many);
+    return {
+      stop: () => many.calls.push('stop'),
+      choose: (change: string, choice: CompletionChoice) =>
+        many.calls.push(`choose:${change}:${choice}`),
+      chooseAll: (choice: CompletionChoice) => many.calls.push(`choose-all:${choice}`),
+      forceQuit: () => many.calls.push('force-quit'),
+      done: many.done,
+    };
+  }
+
+  get lastMany(): FakeManyRuns {
+    const many = this.manyRuns.at(-1);
+    if (!many) throw new Error('no runs were started together');
+    return many;
   }
 
   get lastRun(): FakeRun {
