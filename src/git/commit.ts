@@ -70,11 +70,12 @@ export async function commitTree(
   tree: string,
   parents: readonly string[],
   message: string,
+  context = 'could not save the attempt',
 ): Promise<string> {
   const identity = await fallbackIdentityConfig(ctx);
   const parentArgs = parents.flatMap((parent) => ['-p', parent]);
   return gitOut(ctx, ['commit-tree', tree, ...parentArgs, '-m', message], {
     config: [...ENGINE_CONFIG, ...identity],
-    context: 'could not save the attempt',
+    context,
   });
 }

@@ -9,6 +9,7 @@ import { openRun, startRun, type CheckpointRun, type ForcedSave } from '../check
 import { ralphBranch } from '../checkpoint/paths.js';
 import { changePaths, readChange } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
+import type { AccountPause } from './account-pause.js';
 import { ensureLearningsFile } from './learnings.js';
 import {
   openWorktreePlace,
@@ -42,6 +43,8 @@ export interface LaunchHooks {
   notice: (message: string) => void;
   /** Told the run once it exists (the UI reads its branches and transcripts folder). */
   onRun?: (run: CheckpointRun) => void;
+  /** Several runs in one process: the usage-limit pause they share (run/account-pause.ts). */
+  accountPause?: AccountPause;
 }
 
 /**
@@ -129,6 +132,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       chooseCompletion: hooks.chooseCompletion,
       stop: hooks.stop,
       notice: hooks.notice,
+      ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
     });
     return result.exitCode;
   } finally {

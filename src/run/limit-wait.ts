@@ -63,6 +63,34 @@ export class LimitWaiter {
   }
 
   /**
+   * Before an attempt, with several runs in one process: while another run on the same account
+   * (agent kind) waits out a limit, this one waits with it, shown and recorded as a limit wait
+   * of its own (the attempt is not begun, nothing counts). True when it waited: the loop decides
+   * again (a stop asked meanwhile ends it).
+   */
+  async sharedPause(storyId: string, attempt: number): Promise<boolean> {
+    const pause = this.deps.accountPause;
+    const kind = this.setup.options.agent;
+    const change = this.setup.change.name;
+    const hold = pause?.heldFor(kind, change) ?? null;
+    if (pause === undefined || hold === null || this.deps.stop.aborted) return false;
+    const limit: AgentLimit = {
+      ...hold.limit,
+      message: `the run of ${hold.change} on the same account waits for this limit: ${hold.limit.message}`,
+    };
+    const until = Math.max(hold.until, Date.now());
+    await this.wait(
+      storyId,
+      attempt,
+      limit,
+      until - Date.now(),
+      until,
+      pause.cleared(kind, change),
+    );
+    return true;
+  }
+
+  /**
    * Before the first attempt of a `resume`: a wait the run state still records (ralphtool was
    * killed during it) is waited out for what is left of it; one already over is forgotten.
    */
@@ -138,16 +166,35 @@ export class LimitWaiter {
     limit: AgentLimit,
     waitMs: number,
     until: number,
+    /** Ends the wait early: another run's wait this one shares is over (sharedPause). */
+    over?: Promise<void>,
   ): Promise<void> {
     const { run, emit, stop } = this.deps;
     // Recorded first: once the event is out, `status` and a resume after a crash know of it.
     await run.recordWait({ until: new Date(until).toISOString(), storyId, ...limit });
     emit({ type: 'agent.limited', storyId, attempt, ...limit, waitMs });
+    // This run's own wait holds the other runs on the account (a shared one does not: no cycle).
+    const endHold =
+      over === undefined
+        ? this.deps.accountPause?.begin(this.setup.options.agent, {
+            change: this.setup.change.name,
+            until,
+            limit,
+          })
+        : undefined;
     const began = Date.now();
+    const cut = new AbortController();
+    const onStop = (): void => cut.abort();
+    stop.addEventListener('abort', onStop, { once: true });
+    if (stop.aborted) cut.abort();
+    if (over) over.then(() => cut.abort(), () => cut.abort());
     try {
-      await sleep(waitMs, undefined, { signal: stop });
+      await sleep(waitMs, undefined, { signal: cut.signal });
     } catch (error) {
-      if (!stop.aborted) throw error;
+      if (!cut.signal.aborted) throw error;
+    } finally {
+      stop.removeEventListener('abort', onStop);
+      endHold?.();
     }
     this.waitedMs += Date.now() - began;
     // Stopped or over, the wait is no longer going on; only a crash leaves it recorded.

@@ -3,6 +3,7 @@ import type { Change, Story } from '../core/change.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../core/events.js';
 import type { PromptChangePaths } from '../core/prompt.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
+import type { AccountPause } from './account-pause.js';
 import type { RunOptions } from './options.js';
 
 // What runLoop takes and returns; its steps (story-attempt.ts, run-end.ts) share these.
@@ -34,6 +35,8 @@ export interface LoopDeps {
   stop: AbortSignal;
   /** One-line notes for the user that are not events (a budget `resume` replaced). */
   notice?: (message: string) => void;
+  /** Several runs in one process: the usage-limit pause they share (absent for one run). */
+  accountPause?: AccountPause;
 }
 
 export interface LoopResult {

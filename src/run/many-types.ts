@@ -23,7 +23,10 @@ export interface ManyRunRequest {
 export interface MergeConflict {
   /** A change's name. */
   a: string;
-  /** Another change's name, or the label of the user's branch (`main`, …). */
+  /**
+   * Another change's name, or `MergeReport.against` for a collision with the user's work tree
+   * (their branch as it is in the work tree, uncommitted changes included).
+   */
   b: string;
   /** The paths git could not merge. */
   files: string[];
@@ -31,10 +34,10 @@ export interface MergeConflict {
 
 /**
  * The merge check at the end of several runs, before any completion choice is applied
- * (`git merge-tree --write-tree`, no work tree touched).
+ * (`checkMerges` in run/merge-check.ts; `git merge-tree --write-tree`, no work tree touched).
  */
 export interface MergeReport {
-  /** The user's branch the runs started from. */
+  /** The user's branch as their work tree is on it now (a detached HEAD: its commit, short). */
   against: string;
   /** The changes whose branches were checked (those with at least one story accepted). */
   checked: string[];

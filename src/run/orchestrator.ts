@@ -35,6 +35,8 @@ export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopRes
       }
       return endRun(deps, step.outcome, stories, started);
     }
+    // Another run on the same account waits out a limit: no new attempt until it is over.
+    if (await limits.sharedPause(step.storyId, step.attempt)) continue;
     // Budgets and --max-duration are checked at each attempt boundary, never mid-attempt.
     const limitReached = budget.beforeAttempt(step.storyId);
     if (limitReached !== null) {

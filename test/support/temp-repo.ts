@@ -84,3 +84,20 @@ export function makeChangeRepo(
     ...extraFiles,
   });
 }
+
+/** A repository holding several OpenSpec changes (name → stories), all committed on main. */
+export function makeManyChangeRepo(
+  changes: Record<string, readonly { title: string; tasks: readonly string[] }[]>,
+  extraFiles: Record<string, string> = {},
+): TempRepo {
+  const files: Record<string, string> = {
+    'README.md': '# demo project\n',
+    'src/app.txt': 'app v1\n',
+    ...extraFiles,
+  };
+  for (const [change, stories] of Object.entries(changes)) {
+    files[`openspec/changes/${change}/proposal.md`] = `# ${change}\n\nWhy: a test.\n`;
+    files[`openspec/changes/${change}/tasks.md`] = tasksMarkdown(stories);
+  }
+  return makeTempRepo(files);
+}

@@ -1,11 +1,25 @@
-import { UsageError } from '../../core/errors.js';
+import { QuitNow, UsageError } from '../../core/errors.js';
+import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
+import { ON_PATH, reachable } from '../../core/reach.js';
 import type { RunMode } from '../../run/launch.js';
+import { runMany } from '../../run/many.js';
+import { selectAll } from '../../run/many-select.js';
+import { createNotifier, type Notifier } from '../../run/notify.js';
+import { gateAgentChatter } from '../../run/output-gate.js';
+import { askCompletionChoice } from '../completion-prompt.js';
+import { stopWhenOutputCloses } from '../closed-output.js';
 import type { CommandIO } from '../io.js';
-import type { RawRunFlags } from '../run-flags.js';
+import { ManyOutput } from '../render/many-output.js';
+import { toRunOptions, type RawRunFlags } from '../run-flags.js';
+import { installStopSignals } from '../stop-signals.js';
+import { assertDirectory } from './cwd.js';
 
-/** `ralphtool run a b c`, `run --all`, `resume --all`: several runs, each in its own worktree. */
-export function runManyCommand(
-  _io: CommandIO,
+/**
+ * `ralphtool run a b c`, `run --all`, `resume a b`, `resume --all`: several runs in this one
+ * process, each change in a worktree of its own (docs/contract.md, "Several changes at once").
+ */
+export async function runManyCommand(
+  io: CommandIO,
   opts: {
     cwd: string;
     changes: readonly string[];
@@ -14,7 +28,124 @@ export function runManyCommand(
     parallel: number;
   },
 ): Promise<number> {
-  return Promise.reject(
-    new UsageError(`several changes at once (${opts.changes.join(', ')}) are not built yet`),
+  const interactive = io.stdin.isTTY === true && (io.stderr as { isTTY?: boolean }).isTTY === true;
+  const options = { ...toRunOptions(opts.flags, interactive), worktree: true };
+  assertDirectory(opts.cwd);
+  const reach = io.reach ?? ON_PATH;
+  const say = (message: string): void => {
+    io.stderr.write(`ralphtool: ${reachable(message, reach)}\n`);
+  };
+  const duplicate = opts.changes.find((name, i) => opts.changes.indexOf(name) !== i);
+  if (duplicate !== undefined) {
+    throw new UsageError(`${duplicate} is named twice: name each change once`);
+  }
+  let changes = [...opts.changes];
+  if (opts.flags.all === true) {
+    const selection = await selectAll(opts.cwd, opts.mode, options.commandTimeoutMs, io.env);
+    for (const left of selection.leftOut) say(`--all leaves out ${left.change}: ${left.why}`);
+    changes = selection.changes;
+  }
+
+  const stop = new AbortController();
+  const output = stopWhenOutputCloses(
+    io.stdout,
+    stop,
+    (m) => io.stderr.write(reachable(m, reach)),
+    opts.mode === 'resume' || opts.flags.all !== true
+      ? `ralphtool resume ${changes.join(' ')}`
+      : 'ralphtool resume --all',
   );
+  const out = new ManyOutput(output.write, io.style, options.json, reach);
+  let quitNow: (code: number) => void = () => undefined;
+  const quitting = new Promise<never>((_, reject) => {
+    quitNow = (code) => reject(new QuitNow(code));
+  });
+  let hungUp = false;
+  const removeSignals = installStopSignals(
+    stop,
+    (m) => io.stderr.write(reachable(m, reach)),
+    quitNow,
+    () => {
+      hungUp = true;
+    },
+  );
+  // Each run's events go through a notifier of its own: every notification names its change.
+  const notifiers = new Map<string, Notifier>();
+  for (const change of changes) {
+    notifiers.set(
+      change,
+      createNotifier({
+        change,
+        programs: options.notify,
+        urls: options.notifyUrls,
+        timeoutMs: options.notifyTimeoutMs,
+        cwd: opts.cwd,
+        env: io.env,
+        next: gateAgentChatter(io.stdout, (event: RunEvent) => out.event(change, event)),
+        holdFinished: true,
+        phrase: (message) => reachable(message, reach),
+      }),
+    );
+  }
+  const originals = new Map<string, string>();
+  let mergeShown = false;
+  const chooseCompletion = async (
+    change: string,
+    outcome: RunOutcome,
+  ): Promise<CompletionChoice | null> => {
+    if (hungUp) return null;
+    if (options.onComplete !== 'ask') return options.onComplete;
+    // Asked one change after another, once the merge check says how the branches fit together.
+    if (!mergeShown) {
+      mergeShown = true;
+      for (const line of out.mergeLines()) io.stderr.write(`${line}\n`);
+    }
+    io.stderr.write(`[${change}] `);
+    return askCompletionChoice(
+      io.stdin,
+      io.stderr,
+      outcome,
+      `ralph/${change}`,
+      originals.get(change) ?? 'your branch',
+      () => quitNow(130),
+    );
+  };
+  const settled = (): Promise<unknown> =>
+    Promise.all([...notifiers.values()].map((n) => n.settled()));
+  try {
+    const ran = runMany(
+      {
+        cwd: opts.cwd,
+        changes,
+        options,
+        mode: opts.mode,
+        parallel: opts.parallel,
+        env: io.env,
+      },
+      {
+        emit: (change, event) => {
+          if (event.type === 'run.started') originals.set(change, event.originalBranch);
+          notifiers.get(change)?.emit(event);
+        },
+        mergeChecked: (report) => out.mergeChecked(report),
+        chooseCompletion,
+        stop: stop.signal,
+        notice: (change, message) => say(change === null ? message : `[${change}] ${message}`),
+      },
+    );
+    const result = await Promise.race([ran, quitting]);
+    for (const run of result.runs) {
+      if (run.error === null) continue;
+      say(`[${run.change}] ${run.error}`);
+      notifiers.get(run.change)?.fatal(run.error);
+      if (options.json) out.event(run.change, { type: 'error', message: run.error, fatal: true });
+    }
+    // The process must not end before the notifications are out; a quit at once does not wait.
+    await Promise.race([settled(), quitting]);
+    if (!options.json) output.write(`${out.summary(result).join('\n')}\n`);
+    return result.exitCode;
+  } finally {
+    removeSignals();
+    output.remove();
+  }
 }

@@ -1,0 +1,125 @@
+import type { RunEvent } from '../../core/events.js';
+import { ON_PATH, type Reach } from '../../core/reach.js';
+import type { Style } from '../../format/style.js';
+import { oneLine } from '../../format/text.js';
+import { formatCost } from '../../format/units.js';
+import type { ManyRunResult, MergeReport } from '../../run/many-types.js';
+import { timed, toNdjsonLine } from '../../run/ndjson.js';
+import { renderMergeReport } from './merge-report.js';
+import { ProgressPrinter } from './progress.js';
+
+/** What the summary line of one run is made of, gathered from its events. */
+interface RunFacts {
+  outcome: string | null;
+  done: number | null;
+  total: number | null;
+  costUsd: number | null;
+  branch: string | null;
+  worktree: string | null;
+}
+
+/**
+ * The headless output of several runs (docs/contract.md, "Several changes at once"): each
+ * run's progress lines through a ProgressPrinter of its own, every line prefixed with
+ * `[change]` (the runs' lines interleave, each stays whole); with --json every event line
+ * carries `change`, and the merge check is one `merge.checked` line. Ends with a summary.
+ */
+export class ManyOutput {
+  private readonly printers = new Map<string, ProgressPrinter>();
+  private readonly facts = new Map<string, RunFacts>();
+  private merge: MergeReport | null = null;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly style: Style,
+    private readonly json: boolean,
+    private readonly reach: Reach = ON_PATH,
+  ) {}
+
+  event(change: string, event: RunEvent): void {
+    this.note(change, event);
+    if (this.json) {
+      const line = JSON.parse(toNdjsonLine(timed(event))) as Record<string, unknown>;
+      const { type, ts, ...rest } = line;
+      this.write(`${JSON.stringify({ type, ts, change, ...rest })}\n`);
+      return;
+    }
+    let printer = this.printers.get(change);
+    if (!printer) {
+      const prefix = this.style.cyan(`[${oneLine(change)}]`);
+      printer = new ProgressPrinter(
+        (text) => this.write(prefixLines(prefix, text)),
+        this.style,
+        this.reach,
+      );
+      this.printers.set(change, printer);
+    }
+    printer.handle(event);
+  }
+
+  mergeChecked(report: MergeReport): void {
+    this.merge = report;
+    if (this.json) {
+      const ts = new Date().toISOString();
+      this.write(`${JSON.stringify({ type: 'merge.checked', ts, ...report })}\n`);
+    }
+  }
+
+  /** The merge check as plain lines (shown before the completion questions). */
+  mergeLines(): string[] {
+    return this.merge === null ? [] : renderMergeReport(this.merge);
+  }
+
+  /** One line per change (outcome, stories, cost, branch or worktree), then the merge check. */
+  summary(result: ManyRunResult): string[] {
+    const lines = [this.style.bold('several runs:')];
+    for (const run of result.runs) {
+      const facts = this.facts.get(run.change);
+      const name = oneLine(run.change);
+      if (run.error !== null || !facts || facts.outcome === null) {
+        const why = run.error ?? (run.exitCode === 0 ? 'nothing to do' : 'ended before its loop');
+        lines.push(`  ${name}: ${oneLine(why)} (exit ${String(run.exitCode)})`);
+        continue;
+      }
+      const stories =
+        facts.done === null ? '' : ` · stories ${String(facts.done)}/${String(facts.total ?? 0)}`;
+      const where = facts.worktree ?? facts.branch ?? '';
+      lines.push(
+        `  ${name}: ${facts.outcome}${stories} · ${formatCost(facts.costUsd)} · ${oneLine(where)}${facts.worktree && facts.branch ? ` (${facts.branch})` : ''} (exit ${String(run.exitCode)})`,
+      );
+    }
+    lines.push(...this.mergeLines().map((line) => `  ${line}`));
+    return lines;
+  }
+
+  private note(change: string, event: RunEvent): void {
+    const facts = this.facts.get(change) ?? {
+      outcome: null,
+      done: null,
+      total: null,
+      costUsd: null,
+      branch: null,
+      worktree: null,
+    };
+    if (event.type === 'run.started') {
+      facts.branch = event.branch;
+      facts.worktree = event.worktree ?? null;
+    } else if (event.type === 'run.finished') {
+      facts.outcome = event.outcome;
+      facts.done = event.storiesCompleted;
+      facts.total = event.storiesTotal;
+      facts.costUsd = event.costUsd;
+      facts.branch = event.branch;
+    }
+    this.facts.set(change, facts);
+  }
+}
+
+/** Every line of `text` (ends with a newline) prefixed, so interleaved runs stay readable. */
+function prefixLines(prefix: string, text: string): string {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  return `${body
+    .split('\n')
+    .map((line) => (line === '' ? prefix : `${prefix} ${line}`))
+    .join('\n')}\n`;
+}
