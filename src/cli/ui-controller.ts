@@ -7,6 +7,7 @@ import { changedFilesSince } from '../git/changed-files.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
 import { finishRecordedRun, recordedRunMarks } from '../run/finish-run.js';
 import { launchRun } from '../run/launch.js';
+import { runMany } from '../run/many.js';
 import { createNotifier } from '../run/notify.js';
 import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
@@ -70,7 +71,7 @@ export function createUiController(
 
   return {
     listChanges: async () => listChanges(findOpenSpecRoot(cwd)),
-    readChange: async (name) => readChange(findOpenSpecRoot(cwd), name),
+    readChange: async (name, root) => readChange(findOpenSpecRoot(root ?? cwd), name),
     runOptions: {
       agent: agentLabel,
       model: options.model,
@@ -198,7 +199,7 @@ export function createUiController(
     },
     startRuns(changes, hooks) {
       const handle = startManyFromUi(
-        many.engine ?? notBuilt,
+        many.engine ?? runMany,
         { cwd, options, env, parallel: many.parallel },
         changes,
         hooks,
@@ -269,9 +270,6 @@ export function createUiController(
     quitAtOnce: () => forced,
   };
 }
-
-/** Placeholder until run/many.ts lands on this branch. */
-const notBuilt: ManyEngine = () => Promise.reject(new Error('several runs are not built yet'));
 
 /** What SIGTERM did in the UI (see `terminate`). */
 export type Termination = 'stopping' | 'at-once' | 'quit';
