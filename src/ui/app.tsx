@@ -20,6 +20,7 @@ import { attentionKey, BELL } from './state/attention.js';
 import { toUiKeys } from './state/key-names.js';
 import { finishEnded, marksLoaded } from './state/recorded-runs.js';
 import {
+  dashboardChangeRead,
   dashboardEnded,
   dashboardEventsArrived,
   dashboardNotice,
@@ -110,11 +111,12 @@ export function App({
   }, batchMs);
   // The dashboard's events, batched the same way: each change's folded into its own view.
   const manyEvents = useBatched<{ change: string; event: TimedRunEvent }>((batch) => {
-    update((s) => {
-      let next = s;
+    transition((s) => {
+      let next: Transition = { state: s, effects: [] };
       for (const change of new Set(batch.map((b) => b.change))) {
         const mine = batch.filter((b) => b.change === change).map((b) => b.event);
-        next = dashboardEventsArrived(next, change, mine);
+        const t = dashboardEventsArrived(next.state, change, mine);
+        next = { state: t.state, effects: [...next.effects, ...t.effects] };
       }
       return next;
     });
@@ -170,6 +172,13 @@ export function App({
         return;
       case 'choose-all':
         manyRef.current?.chooseAll(effect.choice);
+        return;
+      case 'read-run-change':
+        // A tasks.md that cannot be read mid-run keeps the last good read on screen.
+        controller.readChange(effect.change, effect.root ?? undefined).then(
+          (change) => update((s) => dashboardChangeRead(s, effect.change, change)),
+          () => undefined,
+        );
         return;
       case 'choose':
         handleRef.current?.choose(effect.choice);

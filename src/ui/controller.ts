@@ -8,7 +8,8 @@ import type { RunMark } from '../core/run-mark.js';
  */
 export interface UiController {
   listChanges(): Promise<ChangeSummary[]>;
-  readChange(name: string): Promise<Change>;
+  /** `root`: a run's worktree, to read the change as that run has it (its tasks ticked). */
+  readChange(name: string, root?: string): Promise<Change>;
   /** The options runs started from the UI will use; shown before running. */
   readonly runOptions: UiRunOptions;
   /**

@@ -263,6 +263,18 @@ describe('The dashboard', () => {
     expect(frame).toContain('Story 1');
   });
 
+  it('a run’s Info tab shows its tasks as read in its own worktree, again after each attempt', async () => {
+    const { controller, ui, many } = await startTwo();
+    many.emit('alpha', ...timed(0, startedOf('alpha'), storyStarted('1', 1)));
+    await ui.press(KEY.enter);
+    const frame = await ui.until('Tasks 0/1:');
+    expect(frame).not.toContain('not read yet');
+    expect(controller.roots).toEqual(['/repo.ralph/alpha']);
+    many.emit('alpha', ...timed(1, ...completed('1', 0.1)));
+    await ui.until(() => controller.roots.length === 2);
+    expect(controller.roots).toEqual(['/repo.ralph/alpha', '/repo.ralph/alpha']);
+  });
+
   it('q stops every run once, from the dashboard or a run’s screen; three quick presses quit at once', async () => {
     const { ui, many } = await startTwo();
     many.emit('alpha', ...timed(0, startedOf('alpha'), storyStarted('1', 1)));

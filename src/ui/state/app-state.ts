@@ -98,7 +98,8 @@ export type Effect =
   | { type: 'exit'; code: number }
   | { type: 'start-runs'; changes: readonly string[] }
   | { type: 'choose-for'; change: string; choice: CompletionChoice }
-  | { type: 'choose-all'; choice: CompletionChoice };
+  | { type: 'choose-all'; choice: CompletionChoice }
+  | { type: 'read-run-change'; change: string; root: string | null };
 
 export interface Transition {
   state: UiState;

@@ -1,7 +1,15 @@
 import type { CompletionChoice, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { oneLine } from '../../format/text.js';
 import type { ManyRunsEnd, UiMergeReport } from '../controller.js';
-import { newRun, runEventsArrived, type UiState, type WatchedRun } from './app-state.js';
+import type { Change } from '../../core/change.js';
+import {
+  newRun,
+  runEventsArrived,
+  type Effect,
+  type Transition,
+  type UiState,
+  type WatchedRun,
+} from './app-state.js';
 import { emptyList, type ListState } from './list.js';
 import { noPresses, type QuitPresses } from './quit-presses.js';
 
@@ -19,6 +27,8 @@ export interface DashboardRun {
   error: string | null;
   /** The last note about this run alone (e.g. why it could not start). */
   notice: string | null;
+  /** The run's worktree (`run.started`), where its tasks.md is ticked. */
+  worktree: string | null;
 }
 
 export interface Dashboard {
@@ -55,7 +65,13 @@ export const MAX_NOTICES = 20;
 export function newDashboard(changes: readonly string[]): Dashboard {
   const runs: Record<string, DashboardRun> = {};
   for (const change of changes) {
-    runs[change] = { run: newRun(change, null), chosen: null, error: null, notice: null };
+    runs[change] = {
+      run: newRun(change, null),
+      chosen: null,
+      error: null,
+      notice: null,
+      worktree: null,
+    };
   }
   return {
     changes,
@@ -106,17 +122,41 @@ export function dashboardEventsArrived(
   state: UiState,
   change: string,
   events: readonly TimedRunEvent[],
-): UiState {
+): Transition {
   const dash = state.dashboard;
   const entry = dash?.runs[change];
-  if (!dash || !entry || events.length === 0) return state;
+  if (!dash || !entry || events.length === 0) return { state, effects: [] };
   const folded = runEventsArrived({ ...state, screen: 'loop', run: entry.run }, events);
   const run = folded.state.run ?? entry.run;
   // An answer given with C/K before this run asked counts for it too (the controller has it).
   const chosen = entry.chosen ?? (run.view.awaiting ? dash.allChoice : null);
+  let worktree = entry.worktree;
+  for (const event of events) {
+    if (event.type === 'run.started' && event.worktree !== undefined) worktree = event.worktree;
+  }
+  // The Info tab's tasks: read once the run has started, again after every attempt, from the
+  // run's worktree (the user's own tasks.md is not the one the run ticks).
+  const read =
+    folded.effects.some((e) => e.type === 'refresh-change') ||
+    (entry.run.view.started === null && run.view.started !== null);
+  const effects: Effect[] = read ? [{ type: 'read-run-change', change, root: worktree }] : [];
+  return {
+    state: withDashboard(state, {
+      ...dash,
+      runs: { ...dash.runs, [change]: { ...entry, run, chosen, worktree } },
+    }),
+    effects,
+  };
+}
+
+/** A run's change as read from its worktree: the loop screen's Info tab shows its tasks. */
+export function dashboardChangeRead(state: UiState, change: string, read: Change): UiState {
+  const dash = state.dashboard;
+  const entry = dash?.runs[change];
+  if (!dash || !entry) return state;
   return withDashboard(state, {
     ...dash,
-    runs: { ...dash.runs, [change]: { ...entry, run, chosen } },
+    runs: { ...dash.runs, [change]: { ...entry, run: { ...entry.run, tasks: read } } },
   });
 }
 

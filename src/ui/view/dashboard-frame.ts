@@ -65,7 +65,7 @@ export function dashboardFrame(
   const figures = FIGURES.map((f) => fit(f, FIGURE_WIDTH[f])).join(' ');
   header.push(
     row(
-      `  ${fit('CHANGE', nameWidth)}  ${fit(ended ? 'OUTCOME' : 'STATE', stateWidth)} ${ended ? 'WHAT WAS DONE' : `${figures}  AGENT`}`,
+      `  ${fit('CHANGE', nameWidth)}  ${fit(ended ? 'OUTCOME' : 'STATE', stateWidth)}  ${ended ? 'WHAT WAS DONE' : `${figures}  AGENT`}`,
       'dim',
     ),
   );
@@ -79,14 +79,14 @@ export function dashboardFrame(
     const tone: Tone = selected ? 'selected' : STATE_TONE[state.kind];
     if (ended) {
       return [
-        { text: `${lead}${stateText} `, tone },
+        { text: `${lead}${stateText}  `, tone },
         { text: doneText(entry, state), tone: 'dim' },
       ];
     }
     const rest = `${figuresOf(entry, now)}  `;
-    const room = Math.max(0, size.columns - columns(lead) - stateWidth - 1 - columns(rest));
+    const room = Math.max(0, size.columns - columns(lead) - stateWidth - 2 - columns(rest));
     return [
-      { text: `${lead}${stateText} ${rest}`, tone },
+      { text: `${lead}${stateText}  ${rest}`, tone },
       { text: clip(lastLine(entry), room), tone: 'dim' },
     ];
   });

@@ -101,8 +101,12 @@ export class FakeController implements UiController {
     return Promise.resolve(this.changes.map(this.summaries));
   }
 
-  readChange(name: string): Promise<Change> {
+  /** Worktrees passed to readChange (a dashboard's run), in order. */
+  readonly roots: string[] = [];
+
+  readChange(name: string, root?: string): Promise<Change> {
     this.reads.push(name);
+    if (root !== undefined) this.roots.push(root);
     const found = this.changes.find((c) => c.name === name);
     return found ? Promise.resolve(found) : Promise.reject(new Error(`no change named ${name}`));
   }
