@@ -8,6 +8,7 @@ import { packageVersion } from './version.js';
 import {
   addAnswerOptions,
   addRunOptions,
+  addUiWorktreeOptions,
   addWorktreeOptions,
   type RawRunFlags,
 } from './run-flags.js';
@@ -148,7 +149,7 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
 
   // Any word left for the bare command is a command that does not exist (a typo of one).
   program.allowExcessArguments(true);
-  addRunOptions(program).action(async (opts: RawRunFlags, cmd: Command) => {
+  addUiWorktreeOptions(addRunOptions(program)).action(async (opts: RawRunFlags, cmd: Command) => {
     const [word] = cmd.args;
     if (word !== undefined) {
       const names = program.commands.map((c) => c.name());

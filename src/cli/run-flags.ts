@@ -180,6 +180,26 @@ export function addWorktreeOptions(cmd: Command): Command {
     );
 }
 
+/**
+ * The bare command (the UI): the changes marked on its list start together, each in a worktree
+ * of its own, up to `--parallel` at once; `--keep-worktree` as for `run`.
+ */
+export function addUiWorktreeOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        '--keep-worktree',
+        "changes started together from the list: leave each run's worktree in place when it ends",
+      ),
+    )
+    .addOption(
+      new Option(
+        '--parallel <n>',
+        `changes started together from the list: how many work at once (default: ${PARALLEL_LIMITS.default}, at most ${PARALLEL_LIMITS.max})`,
+      ),
+    );
+}
+
 /** `--parallel`: a whole number from 1 to the maximum. */
 export function parseParallel(value: string | undefined): number {
   if (value === undefined) return PARALLEL_LIMITS.default;

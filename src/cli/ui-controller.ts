@@ -7,6 +7,7 @@ import { changedFilesSince } from '../git/changed-files.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
 import { finishRecordedRun, recordedRunMarks } from '../run/finish-run.js';
 import { launchRun } from '../run/launch.js';
+import { runMany } from '../run/many.js';
 import { createNotifier } from '../run/notify.js';
 import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
@@ -14,6 +15,8 @@ import { listChanges, readChange } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
 import { verifyPlan } from '../run/setup.js';
 import type { RunHandle, UiController } from '../ui/controller.js';
+import { PARALLEL_LIMITS } from '../run/options.js';
+import { startManyFromUi, type LiveManyRuns, type ManyEngine } from './ui-many.js';
 
 /**
  * The bridge between the UI and the run layer: the UI asks, this runs git, the spec
@@ -25,6 +28,8 @@ export function createUiController(
   env: NodeJS.ProcessEnv,
   /** How the user's shell reaches ralphtool, for the commands named in notifications. */
   reach: Reach = ON_PATH,
+  /** Several runs started from the list: how many work at once (`--parallel`), and the engine. */
+  many: { parallel: number; engine?: ManyEngine } = { parallel: PARALLEL_LIMITS.default },
 ): UiController & {
   terminate(): Promise<Termination>;
   quitAtOnce(): boolean;
@@ -35,6 +40,8 @@ export function createUiController(
   // The deliveries of every run started here, awaited before ralphtool exits.
   const deliveries = new Set<Promise<void>>();
   let active: LiveRun | null = null;
+  // Several runs started together from the list (the dashboard).
+  let activeMany: LiveManyRuns | null = null;
   let forced = false;
   let hungUp = false;
   // SIGTERM where nobody is asked to stop anything (the choice, a wait): ralphtool leaves.
@@ -51,12 +58,20 @@ export function createUiController(
     // Nobody watches any more: a notification is how the user learns the run stopped.
     await Promise.all(deliveries);
   };
+  /** Lets go of several runs: every choice is answered "none", every loop stopped. */
+  const releaseMany = async (runs: LiveManyRuns): Promise<void> => {
+    runs.abandon();
+    await runs.done.then(
+      () => undefined,
+      () => undefined,
+    );
+  };
   const agentLabel =
     options.agent === 'command' ? commandLabel(options.agentCommand ?? '') : options.agent;
 
   return {
     listChanges: async () => listChanges(findOpenSpecRoot(cwd)),
-    readChange: async (name) => readChange(findOpenSpecRoot(cwd), name),
+    readChange: async (name, root) => readChange(findOpenSpecRoot(root ?? cwd), name),
     runOptions: {
       agent: agentLabel,
       model: options.model,
@@ -65,6 +80,8 @@ export function createUiController(
       idleTimeoutMs: options.idleTimeoutMs,
       verify: options.verify,
       suggestedVerify: suggestedVerify(cwd),
+      parallel: many.parallel,
+      keepWorktree: options.keepWorktree,
     },
     recordedRuns: async () => recordedRunMarks(cwd, options.commandTimeoutMs, env),
     finishRun: async (change, choice) => {
@@ -180,6 +197,23 @@ export function createUiController(
       done.then(release, release);
       return handle;
     },
+    startRuns(changes, hooks) {
+      const handle = startManyFromUi(
+        many.engine ?? runMany,
+        { cwd, options, env, parallel: many.parallel },
+        changes,
+        hooks,
+        () => {
+          forced = true;
+        },
+      );
+      activeMany = handle;
+      const release = (): void => {
+        if (activeMany === handle) activeMany = null;
+      };
+      handle.done.then(release, release);
+      return handle;
+    },
     changedFiles: async (finished) => {
       const run = runs.get(finished.change);
       const original = run?.state.originalSha ?? null;
@@ -196,6 +230,19 @@ export function createUiController(
      * `resume` / `finish`; this settles once that is recorded and the notifications are out.
      */
     terminate: async () => {
+      const several = activeMany;
+      if (several !== null && !leaving && !several.parked() && !several.ended()) {
+        if (!several.stopping()) {
+          several.stop();
+          return 'stopping';
+        }
+        several.forceQuit();
+        return 'at-once';
+      }
+      if (several !== null) {
+        leaving = true;
+        await releaseMany(several);
+      }
       const run = active;
       if (run !== null && !leaving && !run.waiting() && !run.parked() && !run.ended()) {
         if (!run.stopping()) {
@@ -212,6 +259,7 @@ export function createUiController(
     /** The terminal closed: stops (or releases) the live run and settles once it is recorded. */
     hangUp: async () => {
       hungUp = true;
+      if (activeMany !== null) await releaseMany(activeMany);
       await release(active);
     },
     /** Resolves once the notifications of every run started here are delivered or given up. */

@@ -1,7 +1,7 @@
 import { useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TimedRunEvent } from '../core/events.js';
-import type { RunHandle, UiController } from './controller.js';
+import type { ManyRunsHandle, RunHandle, UiController } from './controller.js';
 import { FrameView } from './screens/frame-view.js';
 import { TooSmall } from './screens/too-small.js';
 import {
@@ -19,6 +19,13 @@ import {
 import { attentionKey, BELL } from './state/attention.js';
 import { toUiKeys } from './state/key-names.js';
 import { finishEnded, marksLoaded } from './state/recorded-runs.js';
+import {
+  dashboardChangeRead,
+  dashboardEnded,
+  dashboardEventsArrived,
+  dashboardNotice,
+  mergeChecked,
+} from './state/dashboard.js';
 import type { KeyContext } from './state/keys.js';
 import { pressKey, replayTypeAhead } from './state/type-ahead.js';
 import { DEFAULT_MAX_TRANSCRIPT_LINES } from './state/transcript.js';
@@ -59,6 +66,8 @@ export function App({
   const sizeRef = useRef(size);
   sizeRef.current = size;
   const handleRef = useRef<RunHandle | null>(null);
+  // Several runs started together from the list (the dashboard); at most one set at a time.
+  const manyRef = useRef<ManyRunsHandle | null>(null);
   const runIdRef = useRef(0);
   const [, setTick] = useState(0);
 
@@ -100,6 +109,18 @@ export function App({
   const events = useBatched<TimedRunEvent>((batch) => {
     transition((s) => runEventsArrived(s, batch));
   }, batchMs);
+  // The dashboard's events, batched the same way: each change's folded into its own view.
+  const manyEvents = useBatched<{ change: string; event: TimedRunEvent }>((batch) => {
+    transition((s) => {
+      let next: Transition = { state: s, effects: [] };
+      for (const change of new Set(batch.map((b) => b.change))) {
+        const mine = batch.filter((b) => b.change === change).map((b) => b.event);
+        const t = dashboardEventsArrived(next.state, change, mine);
+        next = { state: t.state, effects: [...next.effects, ...t.effects] };
+      }
+      return next;
+    });
+  }, batchMs);
 
   runEffectRef.current = (effect: Effect): void => {
     switch (effect.type) {
@@ -138,10 +159,26 @@ export function App({
         startRun(effect.change);
         return;
       case 'stop':
-        handleRef.current?.stop();
+        (manyRef.current ?? handleRef.current)?.stop();
         return;
       case 'force-quit':
-        handleRef.current?.forceQuit();
+        (manyRef.current ?? handleRef.current)?.forceQuit();
+        return;
+      case 'start-runs':
+        startRuns(effect.changes);
+        return;
+      case 'choose-for':
+        manyRef.current?.choose(effect.change, effect.choice);
+        return;
+      case 'choose-all':
+        manyRef.current?.chooseAll(effect.choice);
+        return;
+      case 'read-run-change':
+        // A tasks.md that cannot be read mid-run keeps the last good read on screen.
+        controller.readChange(effect.change, effect.root ?? undefined).then(
+          (change) => update((s) => dashboardChangeRead(s, effect.change, change)),
+          () => undefined,
+        );
         return;
       case 'choose':
         handleRef.current?.choose(effect.choice);
@@ -205,12 +242,36 @@ export function App({
     }
   }
 
+  function startRuns(changes: readonly string[]): void {
+    try {
+      const handle = controller.startRuns(changes, {
+        event: (change, event) => manyEvents.push({ change, event }),
+        mergeChecked: (report) => {
+          manyEvents.flush();
+          update((s) => mergeChecked(s, report));
+        },
+        notice: (change, message) => update((s) => dashboardNotice(s, change, message)),
+      });
+      manyRef.current = handle;
+      const ended = (outcome: Parameters<typeof dashboardEnded>[1]): void => {
+        manyEvents.flush();
+        if (manyRef.current === handle) manyRef.current = null;
+        update((s) => dashboardEnded(s, outcome));
+      };
+      handle.done.then(ended, (error: unknown) => ended({ error: messageOf(error) }));
+    } catch (error) {
+      update((s) => dashboardEnded(s, { error: messageOf(error) }));
+    }
+  }
+
   useEffect(() => {
     for (const effect of boot.effects) runEffectRef.current(effect);
   }, [boot]);
 
   // Elapsed time and the quit hint change with the clock while a run is live.
-  const live = state.run !== null && state.run.ended === null && state.run.view.finished === null;
+  const live =
+    (state.run !== null && state.run.ended === null && state.run.view.finished === null) ||
+    (state.dashboard !== null && state.dashboard.ended === null);
   useEffect(() => {
     if (!live) return;
     const timer = setInterval(() => setTick((n) => n + 1), 1000);

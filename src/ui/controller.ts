@@ -8,7 +8,8 @@ import type { RunMark } from '../core/run-mark.js';
  */
 export interface UiController {
   listChanges(): Promise<ChangeSummary[]>;
-  readChange(name: string): Promise<Change>;
+  /** `root`: a run's worktree, to read the change as that run has it (its tasks ticked). */
+  readChange(name: string, root?: string): Promise<Change>;
   /** The options runs started from the UI will use; shown before running. */
   readonly runOptions: UiRunOptions;
   /**
@@ -29,6 +30,51 @@ export interface UiController {
   finishRun(change: string, choice: CompletionChoice): Promise<string>;
   /** Files changed against the original branch after a run, untracked (new) files included. */
   changedFiles(run: FinishedRun): Promise<ChangedFile[]>;
+  /**
+   * Starts several changes together, each in a worktree of its own, up to
+   * `runOptions.parallel` at once (as `ralphtool run a b c`); each run's events arrive with
+   * its change, in order.
+   */
+  startRuns(changes: readonly string[], hooks: ManyRunsHooks): ManyRunsHandle;
+}
+
+/** What several runs tell the UI as they go (the run layer's ManyRunHooks, seen from here). */
+export interface ManyRunsHooks {
+  event(change: string, event: TimedRunEvent): void;
+  /** The merge check of the finished branches, once every loop has ended. */
+  mergeChecked(report: UiMergeReport): void;
+  /** One-line notes; `change` is null for the ones about all runs. */
+  notice(change: string | null, message: string): void;
+}
+
+export interface ManyRunsHandle {
+  /** Stops every run (each reverted to its checkpoint); each then asks its choice. */
+  stop(): void;
+  /** The answer to one run's `run.awaiting-choice` (kept until that run asks). */
+  choose(change: string, choice: CompletionChoice): void;
+  /** The same answer for every run not answered yet, including those that ask later. */
+  chooseAll(choice: CompletionChoice): void;
+  /** Leave at once; every run stays recoverable with resume/finish. */
+  forceQuit(): void;
+  /** Settles when every run has ended; rejects only when the engine itself threw. */
+  done: Promise<{ exitCode: number; runs: ManyRunsEnd[] }>;
+}
+
+/** How one of several runs ended (run/many-types.ts `ManyRunEnd`). */
+export interface ManyRunsEnd {
+  change: string;
+  exitCode: number;
+  /** The refusal or failure that ended it before or outside its loop, as one line. */
+  error: string | null;
+}
+
+/** The merge check at the end of several runs (run/many-types.ts `MergeReport`). */
+export interface UiMergeReport {
+  against: string;
+  checked: string[];
+  conflicts: { a: string; b: string; files: string[] }[];
+  /** An order that applies cleanly one after the other; null when there is none. */
+  order: string[] | null;
 }
 
 export interface UiRunOptions {
@@ -42,6 +88,10 @@ export interface UiRunOptions {
   idleTimeoutMs: number;
   /** The user's --verify commands; empty: none are run (the prompt only suggests some). */
   verify: readonly string[];
+  /** How many of several marked changes run at once (`--parallel`). */
+  parallel?: number;
+  /** Several runs keep their worktrees after `keep` (`--keep-worktree`). */
+  keepWorktree?: boolean;
   /** A line for the top of the changes screen (the demo says what to press there). */
   note?: string;
   /** Test commands inferred from the project's files, to suggest when `verify` is empty. */

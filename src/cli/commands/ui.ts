@@ -1,7 +1,7 @@
 import { QuitNow } from '../../core/errors.js';
 import { loadInteractiveUi } from '../interactive.js';
 import type { CommandIO } from '../io.js';
-import { toRunOptions, type RawRunFlags } from '../run-flags.js';
+import { parseParallel, toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { noteHangUp } from '../stop-signals.js';
 import { leaveOnTerm } from '../term-leave.js';
 import { createUiController } from '../ui-controller.js';
@@ -13,9 +13,12 @@ export async function uiCommand(
   opts: { cwd: string; flags: RawRunFlags },
 ): Promise<number> {
   const options = toRunOptions(opts.flags, true);
+  const parallel = parseParallel(opts.flags.parallel);
   assertDirectory(opts.cwd);
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
-  const controller = createUiController(opts.cwd, options, { ...io.env }, io.reach);
+  const controller = createUiController(opts.cwd, options, { ...io.env }, io.reach, {
+    parallel,
+  });
   const renderApp = await loadInteractiveUi(io.env);
   const term = leaveOnTerm(controller);
   // The terminal closed: nobody sees the UI any more. The live run is stopped (its attempt saved

@@ -9,13 +9,14 @@ import { applyEvents, initialLoopView, type LoopView } from './loop-view.js';
 import { noPresses, type QuitPresses } from './quit-presses.js';
 import type { LineAnchor } from './line-anchor.js';
 import type { RecordedRuns } from './recorded-runs.js';
+import type { Dashboard } from './dashboard.js';
 
 /**
  * The whole UI as data: which screen is shown, what each screen has loaded, and
  * the run being watched. Transitions are pure and return the I/O they need as
  * effects, which the App performs through the controller.
  */
-export type Screen = 'changes' | 'preview' | 'loop' | 'completion' | 'result';
+export type Screen = 'changes' | 'preview' | 'loop' | 'completion' | 'result' | 'dashboard';
 export type PreviewTab = 'tasks' | 'scenarios';
 export type LoopTab = 'info' | 'agent';
 
@@ -77,6 +78,10 @@ export interface UiState {
   maxTranscriptLines: number;
   /** Unfinished runs recorded in the repository, marked on the change list (recorded-runs.ts). */
   recorded: RecordedRuns;
+  /** Changes marked on the list (Space) to start together, each in its own worktree. */
+  marked: readonly string[];
+  /** Several runs started together (dashboard.ts); null when none is. */
+  dashboard: Dashboard | null;
 }
 
 export type Effect =
@@ -90,7 +95,11 @@ export type Effect =
   | { type: 'choose'; choice: CompletionChoice }
   | { type: 'refresh-change'; name: string }
   | { type: 'load-result'; run: FinishedRun }
-  | { type: 'exit'; code: number };
+  | { type: 'exit'; code: number }
+  | { type: 'start-runs'; changes: readonly string[] }
+  | { type: 'choose-for'; change: string; choice: CompletionChoice }
+  | { type: 'choose-all'; choice: CompletionChoice }
+  | { type: 'read-run-change'; change: string; root: string | null };
 
 export interface Transition {
   state: UiState;
@@ -109,6 +118,8 @@ export function initialState(maxTranscriptLines: number): Transition {
       typeAhead: [],
       maxTranscriptLines,
       recorded: { marks: {}, confirming: null, notice: null },
+      marked: [],
+      dashboard: null,
     },
     effects: [{ type: 'load-changes' }],
   };

@@ -16,7 +16,14 @@ export type UiKey =
   | 'ctrl-c'
   | 'r'
   | 'c'
-  | 'k';
+  | 'k'
+  // The change list's marks (Space, a mark all, s start the marked ones) and the dashboard's
+  // "apply to all" (upper-case C / K; elsewhere they mean c / k, see `lowerKey`).
+  | 'space'
+  | 'a'
+  | 's'
+  | 'C'
+  | 'K';
 
 /** The subset of Ink's key flags this needs. */
 export interface InkKey {
@@ -81,14 +88,31 @@ function characterKey(input: string): UiKey | null {
     case 'R':
       return 'r';
     case 'c':
-    case 'C':
       return 'c';
+    case 'C':
+      return 'C';
     case 'k':
-    case 'K':
       return 'k';
+    case 'K':
+      return 'K';
+    case ' ':
+      return 'space';
+    case 'a':
+    case 'A':
+      return 'a';
+    case 's':
+    case 'S':
+      return 's';
     case '\x03':
       return 'ctrl-c';
     default:
       return null;
   }
+}
+
+/** C and K are c and k everywhere but on the dashboard, where they apply a choice to all. */
+export function lowerKey(key: UiKey): UiKey {
+  if (key === 'C') return 'c';
+  if (key === 'K') return 'k';
+  return key;
 }

@@ -2,7 +2,8 @@ import { plural } from '../../format/units.js';
 import { moveSelection } from './list.js';
 import { recordedRunKey, withoutConfirming } from './recorded-runs.js';
 import { pressesLeft, pressQuit } from './quit-presses.js';
-import type { UiKey } from './key-names.js';
+import { lowerKey, type UiKey } from './key-names.js';
+import { dashboardKey, markKey } from './dashboard-keys.js';
 import { anchorFromTop, topFromAnchor, type RowMap } from './line-anchor.js';
 import { maxTop, pageSize, scrollBy, scrollFollowBy, type PaneSize } from './scroll.js';
 import {
@@ -28,10 +29,16 @@ export interface KeyContext {
 const STOPPED_BY_USER = 130;
 
 /** What a key does on the current screen. Pure. */
-export function handleKey(state: UiState, key: UiKey, ctx: KeyContext): Transition {
+export function handleKey(state: UiState, pressed: UiKey, ctx: KeyContext): Transition {
+  if (state.screen === 'dashboard') return dashboardKey(state, pressed, ctx);
+  const key = lowerKey(pressed);
   switch (state.screen) {
     case 'changes':
-      return recordedRunKey(state, key) ?? onChanges(withoutConfirming(state), key, ctx);
+      return (
+        recordedRunKey(state, key) ??
+        markKey(withoutConfirming(state), key) ??
+        onChanges(withoutConfirming(state), key, ctx)
+      );
     case 'preview':
       return onPreview(state, key, ctx);
     case 'loop':
@@ -42,6 +49,10 @@ export function handleKey(state: UiState, key: UiKey, ctx: KeyContext): Transiti
       return onResult(state, key, ctx);
   }
 }
+
+/** The loop screen's keys (stories, tabs, scrolling), for a run the dashboard opened. */
+export const loopKeys = (state: UiState, key: UiKey, ctx: KeyContext): Transition =>
+  onLoop(state, key, ctx);
 
 const same = (state: UiState): Transition => ({ state, effects: [] });
 const quit = (state: UiState): Transition => ({

@@ -41,10 +41,12 @@ export function changesFrame(state: UiState, size: Size, now: number, note?: str
           : emptyState();
     return { header, body, top: 0, height: bodyHeight(size, header.length, 1), footer };
   }
-  const nameWidth = Math.max(8, size.columns - FIXED_COLUMNS);
+  // A column of marks (Space) only while some change is marked: the list is unchanged otherwise.
+  const marking = state.marked.length > 0;
+  const nameWidth = Math.max(8, size.columns - FIXED_COLUMNS - (marking ? 2 : 0));
   header.push(
     row(
-      `  ${fit('NAME', nameWidth)}  ${fit('STORIES', 14)}  ${fit('TASKS', 9)}  ${fit('MODIFIED', 9)}`,
+      `  ${marking ? '  ' : ''}${fit('NAME', nameWidth)}  ${fit('STORIES', 14)}  ${fit('TASKS', 9)}  ${fit('MODIFIED', 9)}`,
       'dim',
     ),
   );
@@ -54,7 +56,8 @@ export function changesFrame(state: UiState, size: Size, now: number, note?: str
     const selected = i === list.selected;
     const mark = state.recorded.marks[c.name];
     const name = mark === undefined ? oneLine(c.name) : `${oneLine(c.name)} [${MARK_LABELS[mark]}]`;
-    const text = `${selected ? '› ' : '  '}${fit(name, nameWidth)}  ${fit(
+    const markCell = marking ? (state.marked.includes(c.name) ? '◉ ' : '○ ') : '';
+    const text = `${selected ? '› ' : '  '}${markCell}${fit(name, nameWidth)}  ${fit(
       `${progressBar(c.stories.done, c.stories.total, 8)} ${c.stories.done}/${c.stories.total}`,
       14,
     )}  ${fit(`${c.tasks.done}/${c.tasks.total}`, 9)}  ${fit(relativeTime(c.lastModified, new Date(now)), 9)}`;
@@ -92,7 +95,14 @@ function moreRow(top: number, height: number, count: number, keys: string): Row 
 /** The keys of the list, with those of a recorded run when the selected change has one. */
 function keyHint(state: UiState): string {
   const runHint = recordedRunHint(state);
-  return `↑/↓ choose · Enter open${runHint === null ? '' : ` · ${runHint}`} · q quit`;
+  const n = state.marked.length;
+  // Several marked: s starts them together, each in a worktree of its own beside this one.
+  const marks =
+    n > 0
+      ? `Space mark · s start ${n} marked, each in its own worktree`
+      : 'Space mark · a mark all with stories left';
+  // Last: a narrow terminal cuts them off before the keys of a single change.
+  return `↑/↓ choose · Enter open${runHint === null ? '' : ` · ${runHint}`} · q quit · ${marks}`;
 }
 
 function emptyState(): Row[] {

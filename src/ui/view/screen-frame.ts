@@ -2,6 +2,7 @@ import type { UiRunOptions } from '../controller.js';
 import type { UiState } from '../state/app-state.js';
 import type { PaneSize } from '../state/scroll.js';
 import { changesFrame } from './changes-frame.js';
+import { dashboardFrame } from './dashboard-frame.js';
 import { completionFrame } from './completion-frame.js';
 import type { Frame, Size } from './frame.js';
 import { loopFrame } from './loop-frame.js';
@@ -29,6 +30,9 @@ export function screenFrame(state: UiState, size: Size, now: number, ctx: FrameC
       break;
     case 'result':
       if (state.run) return resultFrame(state.run, size, now);
+      break;
+    case 'dashboard':
+      if (state.dashboard) return dashboardFrame(state.dashboard, size, now, ctx.options);
       break;
   }
   return changesFrame(state, size, now, ctx.options.note);

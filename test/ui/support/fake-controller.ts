@@ -4,6 +4,8 @@ import type { RunMark } from '../../../src/core/run-mark.js';
 import type {
   ChangedFile,
   FinishedRun,
+  ManyRunsEnd,
+  ManyRunsHooks,
   RunHandle,
   UiController,
   UiRunOptions,
@@ -48,6 +50,31 @@ export class FakeRun {
   }
 }
 
+/** Several runs started together through the fake: the test plays the engine's part. */
+export class FakeManyRuns {
+  /** stop, force-quit, choose:<change>:<choice>, choose-all:<choice>, in order. */
+  readonly calls: string[] = [];
+  private settle: (result: { exitCode: number; runs: ManyRunsEnd[] }) => void = () => undefined;
+  readonly done: Promise<{ exitCode: number; runs: ManyRunsEnd[] }>;
+
+  constructor(
+    readonly changes: readonly string[],
+    readonly hooks: ManyRunsHooks,
+  ) {
+    this.done = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+  }
+
+  emit(change: string, ...events: TimedRunEvent[]): void {
+    for (const event of events) this.hooks.event(change, event);
+  }
+
+  end(exitCode: number, runs: ManyRunsEnd[]): void {
+    this.settle({ exitCode, runs });
+  }
+}
+
 /** The UI's input boundary, in memory: changes, runs and changed files are what the test says. */
 export class FakeController implements UiController {
   readonly runs: FakeRun[] = [];
@@ -74,8 +101,12 @@ export class FakeController implements UiController {
     return Promise.resolve(this.changes.map(this.summaries));
   }
 
-  readChange(name: string): Promise<Change> {
+  /** Worktrees passed to readChange (a dashboard's run), in order. */
+  readonly roots: string[] = [];
+
+  readChange(name: string, root?: string): Promise<Change> {
     this.reads.push(name);
+    if (root !== undefined) this.roots.push(root);
     const found = this.changes.find((c) => c.name === name);
     return found ? Promise.resolve(found) : Promise.reject(new Error(`no change named ${name}`));
   }
@@ -110,6 +141,27 @@ export class FakeController implements UiController {
   changedFiles(run: FinishedRun): Promise<ChangedFile[]> {
     this.changedFilesAsked.push(run);
     return Promise.resolve(this.files);
+  }
+
+  readonly manyRuns: FakeManyRuns[] = [];
+
+  startRuns(changes: readonly string[], hooks: ManyRunsHooks) {
+    const many = new FakeManyRuns(changes, hooks);
+    this.manyRuns.push(many);
+    return {
+      stop: () => many.calls.push('stop'),
+      choose: (change: string, choice: CompletionChoice) =>
+        many.calls.push(`choose:${change}:${choice}`),
+      chooseAll: (choice: CompletionChoice) => many.calls.push(`choose-all:${choice}`),
+      forceQuit: () => many.calls.push('force-quit'),
+      done: many.done,
+    };
+  }
+
+  get lastMany(): FakeManyRuns {
+    const many = this.manyRuns.at(-1);
+    if (!many) throw new Error('no runs were started together');
+    return many;
   }
 
   get lastRun(): FakeRun {

@@ -1,0 +1,122 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../support/cli.js';
+import { fakeAgentFlags, type Scenario } from '../support/fake-agent.js';
+import { TmuxSession, tmuxAvailable } from '../support/tmux.js';
+import { ManyFixture } from '../worktree/many-fixture.js';
+
+/**
+ * Several changes from the interactive UI, in a real terminal: mark three on the list, start
+ * them (two at a time, each in its own worktree), watch the dashboard's rows move, open one
+ * run's loop screen and come back, then keep all three, and find the branches as a user would.
+ */
+describe.skipIf(!tmuxAvailable())('the dashboard under tmux', () => {
+  let fixture: ManyFixture | undefined;
+  let session: TmuxSession | undefined;
+
+  afterEach(() => {
+    session?.kill();
+    fixture?.remove();
+  });
+
+  it('marks three changes, runs them together, opens one, keeps all', async () => {
+    fixture = new ManyFixture({ alpha: 2, beta: 2, gamma: 2 });
+    const f = fixture;
+    const gate = (change: string): string => path.join(f.scratch, `go-${change}`);
+    // Story 1 of each change says it is at work, then waits for the test to let it finish.
+    const scenarioOf = (change: string): Scenario => ({
+      '1-*': [
+        { say: `${change} at work on story one` },
+        { waitFor: gate(change) },
+        { write: `${change}-1.txt`, content: `${change} one\n` },
+        { tick: 'all' },
+        { signal: 'COMPLETE' },
+      ],
+      '2-*': [
+        { say: `${change} on story two` },
+        { write: `${change}-2.txt`, content: `${change} two\n` },
+        { tick: 'all' },
+        { signal: 'COMPLETE' },
+      ],
+    });
+    f.scenarios({
+      alpha: scenarioOf('alpha'),
+      beta: scenarioOf('beta'),
+      gamma: scenarioOf('gamma'),
+    });
+    // The user's own uncommitted work, which no run may touch.
+    f.repo.write('notes.txt', 'my notes\n');
+    const env = Object.fromEntries(
+      Object.entries({ ...f.env(), NO_COLOR: '1' }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
+    session = TmuxSession.start(
+      `ralphtool-dashboard-${process.pid}`,
+      [process.execPath, CLI_PATH, ...fakeAgentFlags(), '--parallel', '2'],
+      { cwd: f.dir, env, width: 120, height: 32 },
+    );
+    const s = session;
+
+    await s.waitFor(/› alpha/);
+    s.keys('a');
+    await s.waitFor(/s start 3 marked/);
+    s.keys('s');
+
+    // Two at a time: alpha and beta at work, gamma queued.
+    const rows = await s.waitFor(
+      (screen) =>
+        screen.includes('alpha at work on story one') &&
+        screen.includes('beta at work on story one') &&
+        /gamma\s+queued/.test(screen),
+      60_000,
+    );
+    expect(rows).toMatch(/3 runs · each in its own worktree/);
+    expect(rows).toMatch(/alpha\s+running\s+0\/2\s+1\s/);
+
+    // Enter opens beta's loop screen; Esc goes back to the dashboard.
+    s.keys('Down', 'Enter');
+    await s.waitFor(/ralphtool › beta/);
+    // Its Info tab: the story's tasks as read in beta's worktree.
+    await s.waitFor(/Tasks 0\/1:/);
+    s.keys('Tab');
+    await s.waitFor(/beta at work on story one/);
+    s.keys('Escape');
+    await s.waitFor(/3 runs · each in its own worktree/);
+
+    // Let every run go on: gamma starts once a slot is free, all three end and ask.
+    for (const change of ['alpha', 'beta', 'gamma']) writeFileSync(gate(change), '');
+    const asked = await s.waitFor(
+      (screen) =>
+        ['alpha', 'beta', 'gamma'].every((c) =>
+          new RegExp(`${c}\\s+complete: choose c/k`).test(screen),
+        ) && screen.includes('apply cleanly'),
+      120_000,
+    );
+    expect(asked).toMatch(/C\/K all/);
+
+    // K: keep, for all three.
+    s.keys('K');
+    const result = await s.waitFor(/3 runs › result/, 120_000);
+    for (const change of ['alpha', 'beta', 'gamma']) {
+      expect(result).toMatch(
+        new RegExp(`${change}\\s+done: complete\\s+2/2 stories · kept on ralph/${change}`),
+      );
+    }
+
+    s.keys('q');
+    expect(await s.waitForExit(30_000)).toBe(0);
+
+    // Each branch has exactly its two stories' checkpoints on top of the run's initial state
+    // (from main); the user is on main with their notes as they were.
+    for (const change of ['alpha', 'beta', 'gamma']) {
+      const commits = f.git('log', '--format=%s', `main..ralph/${change}`).trim().split('\n');
+      expect(commits).toEqual(['checkpoint: 2', 'checkpoint: 1', 'initial state']);
+      expect(f.git('show', `ralph/${change}:${change}-2.txt`)).toBe(`${change} two\n`);
+    }
+    expect(f.git('rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
+    expect(readFileSync(path.join(f.dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
+    expect(f.git('status', '--porcelain').trim()).toBe('?? notes.txt');
+  }, 300_000);
+});
