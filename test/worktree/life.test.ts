@@ -221,3 +221,18 @@ describe('a worktree the user deleted by hand', () => {
     expect(f.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
   });
 });
+
+describe('a new run after a worktree deleted by hand', () => {
+  it('run --worktree --force after the kept worktree of a finished run was deleted by hand: git forgets the stale entry, the run works', async () => {
+    fixture = new RunFixture(CHANGE, stories(1, 1)).scenario(TWO_SUCCEED);
+    const f = fixture;
+    const first = await f.run(['--worktree', '--keep-worktree']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    rmSync(worktreeOf(f), { recursive: true, force: true });
+    expect(registered(f, worktreeOf(f))).toBe(true);
+    const again = await f.run(['--worktree', '--force']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(f.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
+    expect(existsSync(worktreeOf(f))).toBe(false);
+  });
+});
