@@ -29,6 +29,12 @@ export async function recreateRunWorktree(
   await git(homeCtx, ['worktree', 'prune'], { allowFailure: true });
   if (existsSync(dir)) return state;
   if ((await branchSha(homeCtx, state.branch)) === null) {
+    if (state.baseSha === null) {
+      // The start stopped before its first commit, and its worktree went: no work exists.
+      throw new UsageError(
+        `the start of ${state.change} stopped before its first commit and its worktree ${dir} is gone: nothing of the run exists; forget it by deleting the folder ${paths.dir}, then run it again`,
+      );
+    }
     throw new UsageError(
       `the worktree of the run of ${state.change}, ${dir}, is missing and so is its branch ${state.branch}: nothing is left to carry on from; \`ralphtool finish ${state.change} --cleanup\` forgets the run`,
     );

@@ -46,6 +46,9 @@ export async function createRunWorktree(req: RunWorktreeRequest): Promise<string
       `cannot create the worktree folder ${dirname(dir)} (${messageOf(error)}): --worktree needs to write beside your work tree`,
     );
   }
+  // A worktree whose folder the user deleted by hand stays registered until pruned; git would
+  // refuse to add one at its path ("missing but already registered").
+  await git(req.homeCtx, ['worktree', 'prune'], { allowFailure: true });
   await git(req.homeCtx, ['worktree', 'add', '--detach', '-q', dir, req.sha], {
     context: `could not create the worktree ${dir}`,
   });

@@ -67,13 +67,16 @@ export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone>
       const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
       if (repaired !== null) req.notice(repaired);
     }
+    // The refs as the repair left them: a keep or cleanup that gives a run's own worktree back
+    // leaves no work tree to ask git in afterwards (and writes no ref after the repair).
+    const repairedTips = await run.attemptRefTips();
     const outcome = run.state.outcome ?? 'stopped';
     const notice =
       req.choice === 'cleanup'
         ? await run.cleanup({ outcome })
         : await run.keep({ outcome, final: true });
     if (notice !== null) req.notice(notice);
-    const after = await run.attemptRefTips();
+    const after = existsSync(run.repo.root) ? await run.attemptRefTips() : repairedTips;
     const written = [...after].filter(([ref, sha]) => tipsBefore.get(ref) !== sha).map(([r]) => r);
     const message =
       req.choice === 'cleanup'

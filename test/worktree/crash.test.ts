@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { initialRunState } from '../../src/checkpoint/start.js';
 import { runCli, type CliRun } from '../support/cli.js';
 import { groupMembers } from '../support/processes.js';
 import {
@@ -168,5 +169,60 @@ describe("the user's own work tree during a run in a worktree", () => {
     expect(tree).not.toContain('new-idea');
     expect(f.git('show', `ralph/${CHANGE}:src/app.txt`)).toBe('app v1\n');
     expect(f.git('show', `ralph/${CHANGE}:README.md`)).toBe('# demo project\n');
+  });
+});
+
+describe('a start in a worktree killed after its record, before the "initial state" commit', () => {
+  /** What the crash leaves: the worktree made at the user's HEAD, the run recorded with step start. */
+  function interruptedStart(f: RunFixture): void {
+    f.git('worktree', 'add', '-q', '--detach', worktreeOf(f), 'HEAD');
+    const head = { kind: 'branch' as const, name: 'main', sha: f.sha('main') };
+    const state = initialRunState(
+      CHANGE,
+      `ralph/${CHANGE}`,
+      head,
+      { root: worktreeOf(f), gitDir: path.join(f.dir, '.git', 'worktrees', CHANGE) },
+      { root: f.dir, gitDir: path.join(f.dir, '.git'), keepWorktree: false },
+    );
+    mkdirSync(f.runDir, { recursive: true });
+    // A pid no process has: the ralphtool that wrote it is gone.
+    writeFileSync(
+      path.join(f.runDir, 'state.json'),
+      JSON.stringify({ ...state, pid: 2 ** 22 + 7 }),
+    );
+  }
+
+  it('resume from the user tree completes the start in the worktree and the change', async () => {
+    fixture = new RunFixture(CHANGE, stories(1, 1)).scenario({
+      '1-1': succeed('src/one.txt', 'one\n'),
+    });
+    const f = fixture;
+    interruptedStart(f);
+    const before = userSide(f);
+    const resumed = await cli(f, ['resume', CHANGE, ...fakeAgentFlags()]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(f.git('log', '--format=%s', `ralph/${CHANGE}`).split('\n').slice(0, 2)).toEqual([
+      'checkpoint: 1',
+      'initial state',
+    ]);
+    expect(f.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
+    expect(userSide(f)).toEqual(before);
+  });
+
+  it('with its worktree gone too: resume says nothing of the run exists and how to forget it; then run works again', async () => {
+    fixture = new RunFixture(CHANGE, stories(1, 1)).scenario({
+      '1-1': succeed('src/one.txt', 'one\n'),
+    });
+    const f = fixture;
+    interruptedStart(f);
+    rmSync(worktreeOf(f), { recursive: true, force: true });
+    const resumed = await cli(f, ['resume', CHANGE, ...fakeAgentFlags()]);
+    expect(resumed.exitCode).toBe(2);
+    expect(resumed.stderr).toContain('stopped before its first commit');
+    expect(resumed.stderr).toContain(`deleting the folder ${f.runDir}`);
+    rmSync(f.runDir, { recursive: true, force: true });
+    const again = await f.run(['--worktree']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(f.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
   });
 });

@@ -221,3 +221,47 @@ describe('a worktree the user deleted by hand', () => {
     expect(f.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
   });
 });
+
+describe('a new run after a worktree deleted by hand', () => {
+  it('run --worktree --force after the kept worktree of a finished run was deleted by hand: git forgets the stale entry, the run works', async () => {
+    fixture = new RunFixture(CHANGE, stories(1, 1)).scenario(TWO_SUCCEED);
+    const f = fixture;
+    const first = await f.run(['--worktree', '--keep-worktree']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    rmSync(worktreeOf(f), { recursive: true, force: true });
+    expect(registered(f, worktreeOf(f))).toBe(true);
+    const again = await f.run(['--worktree', '--force']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(f.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
+    expect(existsSync(worktreeOf(f))).toBe(false);
+  });
+});
+
+describe('finish of a run in a worktree, from the user tree', () => {
+  it('finish --keep after kill -9: the half-done attempt saved, the branch kept, the worktree removed', async () => {
+    fixture = new RunFixture(CHANGE, stories(2, 1)).scenario({
+      '1-1': succeed('src/one.txt', 'one\n'),
+      '2-1': [{ write: 'src/half.txt', content: 'half\n' }, { say: 'working' }, { hang: true }],
+    });
+    const f = fixture;
+    const live = f.spawn(['--worktree', '--json']);
+    await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
+    await live.kill9();
+    strays.push(f.state().agentPgid as number);
+
+    const kept = await cli(f, ['finish', CHANGE, '--keep']);
+    expect(kept.exitCode, kept.stderr).toBe(0);
+    expect(kept.stderr).toContain('stopped the agent the interrupted run left running');
+    expect(kept.stderr).toContain(`its worktree ${worktreeOf(f)} is removed`);
+    expect(existsSync(worktreeOf(f))).toBe(false);
+    expect(registered(f, worktreeOf(f))).toBe(false);
+    expect(f.git('show', `refs/ralphtool/${CHANGE}/attempts/2-1:src/half.txt`)).toBe('half\n');
+    expect(subjects(f).slice(0, 2)).toEqual(['checkpoint: 1', 'initial state']);
+    expect(f.state()).toMatchObject({ status: 'finished', choice: 'keep' });
+
+    const pruned = await cli(f, ['finish', CHANGE, '--prune']);
+    expect(pruned.exitCode, pruned.stderr).toBe(0);
+    expect(existsSync(f.runDir)).toBe(false);
+    expect(f.git('for-each-ref', `refs/ralphtool/${CHANGE}/`).trim()).toBe('');
+  });
+});
