@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Step } from '../support/fake-agent.js';
-import { succeed } from '../run/helpers.js';
+import { quote, succeed } from '../run/helpers.js';
 import { ManyFixture } from './many-fixture.js';
 
 // `run a b c` (docs/contract.md, "Several changes at once"): one ralphtool, several loops, each
@@ -223,6 +223,31 @@ describe('run a b c: several changes at once, each in its own worktree', () => {
     expect(result.stdout).toMatch(/beta: .*\(exit 2\)/);
     expect(f.subjects('main..ralph/alpha')).toEqual(['initial state', 'checkpoint: 1']);
     expect(f.sha('ralph/beta')).toBe(betaBranch);
+  }, 240_000);
+
+  it('--notify tells of each run on its own, naming its change', async () => {
+    fixture = new ManyFixture({ alpha: 1, beta: 1 }).scenarios({
+      alpha: { '1-1': succeed('src/alpha.txt', 'a\n') },
+      beta: { '1-1': succeed('src/beta.txt', 'b\n') },
+    });
+    const f = fixture;
+    const heard = path.join(f.scratch, 'heard.txt');
+    const program = path.join(f.scratch, 'notify.mjs');
+    writeFileSync(
+      program,
+      `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(heard)}, process.env.RALPHTOOL_CHANGE + ' ' + process.env.RALPHTOOL_EVENT + '\\n');\n`,
+    );
+    const result = await f.cli('run', [
+      'alpha',
+      'beta',
+      '--on-complete',
+      'keep',
+      '--notify',
+      `${quote(process.execPath)} ${quote(program)}`,
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = readFileSync(heard, 'utf8').trim().split('\n').sort();
+    expect(lines).toEqual(['alpha run.finished', 'beta run.finished']);
   }, 240_000);
 
   it('run --all takes every change with stories left and says which it leaves out and why', async () => {
