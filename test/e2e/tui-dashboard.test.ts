@@ -119,4 +119,26 @@ describe.skipIf(!tmuxAvailable())('the dashboard under tmux', () => {
     expect(readFileSync(path.join(f.dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
     expect(f.git('status', '--porcelain').trim()).toBe('?? notes.txt');
   }, 300_000);
+
+  it('a bad --parallel is refused before the UI opens: one line, exit 2', async () => {
+    fixture = new ManyFixture({ alpha: 1 });
+    const env = Object.fromEntries(
+      Object.entries({ ...fixture.env(), NO_COLOR: '1' }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
+    for (const bad of ['0', '17', 'two']) {
+      session?.kill();
+      session = TmuxSession.start(
+        `ralphtool-dashboard-bad-${process.pid}`,
+        [process.execPath, CLI_PATH, '--parallel', bad],
+        { cwd: fixture.dir, env, width: 200, height: 20 },
+      );
+      expect(await session.waitForExit(30_000)).toBe(2);
+      const screen = await session.waitForText('--parallel:');
+      expect(screen).toContain('is not a whole number from 1 to 16');
+      expect(screen).not.toContain('changes in this repository');
+      expect(screen).not.toMatch(/\bat .*\.js:\d+/);
+    }
+  });
 });
