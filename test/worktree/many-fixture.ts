@@ -47,4 +47,11 @@ export class ManyFixture extends ChangeFixture {
     const file = `${this.dir}/.git/ralphtool/${change}/state.json`;
     return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   }
+
+  /** `ralphtool status --json`, parsed. */
+  async statusJson(): Promise<{ runs: Record<string, unknown>[] }> {
+    const result = await runCli(['status', '--json'], { cwd: this.dir, env: this.env() });
+    if (result.exitCode !== 0) throw new Error(`status failed: ${result.stderr}`);
+    return JSON.parse(result.stdout) as { runs: Record<string, unknown>[] };
+  }
 }

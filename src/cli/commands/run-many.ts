@@ -2,6 +2,8 @@ import { QuitNow, UsageError } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { ON_PATH, reachable } from '../../core/reach.js';
 import type { RunMode } from '../../run/launch.js';
+import { readChange } from '../../openspec/changes.js';
+import { findOpenSpecRoot } from '../../openspec/root.js';
 import { runMany } from '../../run/many.js';
 import { selectAll } from '../../run/many-select.js';
 import { createNotifier, type Notifier } from '../../run/notify.js';
@@ -38,6 +40,11 @@ export async function runManyCommand(
   const duplicate = opts.changes.find((name, i) => opts.changes.indexOf(name) !== i);
   if (duplicate !== undefined) {
     throw new UsageError(`${duplicate} is named twice: name each change once`);
+  }
+  // A name mistyped is a usage error before any run starts, not one run refused among others.
+  if (opts.mode === 'start') {
+    const specRoot = findOpenSpecRoot(opts.cwd);
+    for (const change of opts.changes) await readChange(specRoot, change);
   }
   let changes = [...opts.changes];
   if (opts.flags.all === true) {
