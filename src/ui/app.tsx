@@ -1,7 +1,7 @@
 import { useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TimedRunEvent } from '../core/events.js';
-import type { ManyRunsHandle, RunHandle, UiController } from './controller.js';
+import type { RunHandle, UiController } from './controller.js';
 import { FrameView } from './screens/frame-view.js';
 import { TooSmall } from './screens/too-small.js';
 import {
@@ -19,13 +19,8 @@ import {
 import { attentionKey, BELL } from './state/attention.js';
 import { toUiKeys } from './state/key-names.js';
 import { finishEnded, marksLoaded } from './state/recorded-runs.js';
-import {
-  dashboardChangeRead,
-  dashboardEnded,
-  dashboardEventsArrived,
-  dashboardNotice,
-  mergeChecked,
-} from './state/dashboard.js';
+import { dashboardChangeRead } from './state/dashboard.js';
+import { useManyRuns } from './use-many-runs.js';
 import type { KeyContext } from './state/keys.js';
 import { pressKey, replayTypeAhead } from './state/type-ahead.js';
 import { DEFAULT_MAX_TRANSCRIPT_LINES } from './state/transcript.js';
@@ -66,8 +61,6 @@ export function App({
   const sizeRef = useRef(size);
   sizeRef.current = size;
   const handleRef = useRef<RunHandle | null>(null);
-  // Several runs started together from the list (the dashboard); at most one set at a time.
-  const manyRef = useRef<ManyRunsHandle | null>(null);
   const runIdRef = useRef(0);
   const [, setTick] = useState(0);
 
@@ -109,18 +102,10 @@ export function App({
   const events = useBatched<TimedRunEvent>((batch) => {
     transition((s) => runEventsArrived(s, batch));
   }, batchMs);
-  // The dashboard's events, batched the same way: each change's folded into its own view.
-  const manyEvents = useBatched<{ change: string; event: TimedRunEvent }>((batch) => {
-    transition((s) => {
-      let next: Transition = { state: s, effects: [] };
-      for (const change of new Set(batch.map((b) => b.change))) {
-        const mine = batch.filter((b) => b.change === change).map((b) => b.event);
-        const t = dashboardEventsArrived(next.state, change, mine);
-        next = { state: t.state, effects: [...next.effects, ...t.effects] };
-      }
-      return next;
-    });
-  }, batchMs);
+
+  // Several runs started together from the list (the dashboard); at most one set at a time.
+  const many = useManyRuns(controller, batchMs, transition);
+  const manyRef = many.handle;
 
   runEffectRef.current = (effect: Effect): void => {
     switch (effect.type) {
@@ -165,7 +150,7 @@ export function App({
         (manyRef.current ?? handleRef.current)?.forceQuit();
         return;
       case 'start-runs':
-        startRuns(effect.changes);
+        many.start(effect.changes);
         return;
       case 'choose-for':
         manyRef.current?.choose(effect.change, effect.choice);
@@ -239,28 +224,6 @@ export function App({
       );
     } catch (error) {
       update((s) => runEnded(s, { error: messageOf(error) }));
-    }
-  }
-
-  function startRuns(changes: readonly string[]): void {
-    try {
-      const handle = controller.startRuns(changes, {
-        event: (change, event) => manyEvents.push({ change, event }),
-        mergeChecked: (report) => {
-          manyEvents.flush();
-          update((s) => mergeChecked(s, report));
-        },
-        notice: (change, message) => update((s) => dashboardNotice(s, change, message)),
-      });
-      manyRef.current = handle;
-      const ended = (outcome: Parameters<typeof dashboardEnded>[1]): void => {
-        manyEvents.flush();
-        if (manyRef.current === handle) manyRef.current = null;
-        update((s) => dashboardEnded(s, outcome));
-      };
-      handle.done.then(ended, (error: unknown) => ended({ error: messageOf(error) }));
-    } catch (error) {
-      update((s) => dashboardEnded(s, { error: messageOf(error) }));
     }
   }
 

@@ -119,4 +119,86 @@ describe.skipIf(!tmuxAvailable())('the dashboard under tmux', () => {
     expect(readFileSync(path.join(f.dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
     expect(f.git('status', '--porcelain').trim()).toBe('?? notes.txt');
   }, 300_000);
+
+  it('q stops every run: each reverted to its checkpoint, each asks, K keeps them all', async () => {
+    fixture = new ManyFixture({ alpha: 2, beta: 2 });
+    const f = fixture;
+    const hanging = (change: string): Scenario => ({
+      '1-*': [
+        { write: `${change}-1.txt`, content: 'done\n' },
+        { tick: 'all' },
+        { signal: 'COMPLETE' },
+      ],
+      '2-*': [
+        { write: `${change}-half.txt`, content: 'half done\n' },
+        { say: `${change} thinking` },
+        { hang: true },
+      ],
+    });
+    f.scenarios({ alpha: hanging('alpha'), beta: hanging('beta') });
+    const env = Object.fromEntries(
+      Object.entries({ ...f.env(), NO_COLOR: '1' }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
+    session = TmuxSession.start(
+      `ralphtool-dashboard-stop-${process.pid}`,
+      [process.execPath, CLI_PATH, ...fakeAgentFlags()],
+      { cwd: f.dir, env, width: 120, height: 32 },
+    );
+    const s = session;
+    await s.waitFor(/› alpha/);
+    s.keys('a');
+    await s.waitFor(/s start 2 marked/);
+    s.keys('s');
+    await s.waitFor(
+      (screen) => screen.includes('alpha thinking') && screen.includes('beta thinking'),
+      60_000,
+    );
+
+    s.keys('q');
+    const asked = await s.waitFor(
+      (screen) =>
+        /alpha\s+stopped: choose c\/k/.test(screen) && /beta\s+stopped: choose c\/k/.test(screen),
+      60_000,
+    );
+    expect(asked).toContain('stopping every run');
+    s.keys('K');
+    const result = await s.waitFor(/2 runs › result/, 60_000);
+    expect(result).toMatch(/alpha\s+done: stopped\s+1\/2 stories · kept on ralph\/alpha/);
+    s.keys('q');
+    expect(await s.waitForExit(30_000)).toBe(130);
+
+    for (const change of ['alpha', 'beta']) {
+      // The accepted story stays; the interrupted attempt is saved under a ref and not on the branch.
+      expect(f.git('log', '--format=%s', `main..ralph/${change}`).trim().split('\n')).toEqual([
+        'checkpoint: 1',
+        'initial state',
+      ]);
+      expect(f.git('ls-tree', '--name-only', `ralph/${change}`)).not.toContain('half.txt');
+      expect(f.git('for-each-ref', `refs/ralphtool/${change}/attempts/`)).toMatch(/attempts/);
+    }
+  }, 300_000);
+
+  it('a bad --parallel is refused before the UI opens: one line, exit 2', async () => {
+    fixture = new ManyFixture({ alpha: 1 });
+    const env = Object.fromEntries(
+      Object.entries({ ...fixture.env(), NO_COLOR: '1' }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
+    for (const bad of ['0', '17', 'two']) {
+      session?.kill();
+      session = TmuxSession.start(
+        `ralphtool-dashboard-bad-${process.pid}`,
+        [process.execPath, CLI_PATH, '--parallel', bad],
+        { cwd: fixture.dir, env, width: 200, height: 20 },
+      );
+      expect(await session.waitForExit(30_000)).toBe(2);
+      const screen = await session.waitForText('--parallel:');
+      expect(screen).toContain('is not a whole number from 1 to 16');
+      expect(screen).not.toContain('changes in this repository');
+      expect(screen).not.toMatch(/\bat .*\.js:\d+/);
+    }
+  });
 });
