@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Step } from '../support/fake-agent.js';
@@ -80,9 +79,12 @@ describe('several runs stopped and resumed', () => {
         choice: 'keep',
       });
       expect(f.subjects(`main..ralph/${change}`)).toEqual(['initial state', 'checkpoint: 1']);
-      // The partial work is reverted in the run's worktree (and saved under the attempt ref).
-      const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: f.worktree(change) });
-      expect(dirty.toString()).toBe('');
+      // The partial work is saved under the attempt ref, and the run kept incomplete gives its
+      // worktree back (resume makes it again from the branch).
+      expect(
+        f.git('ls-tree', '-r', '--name-only', `refs/ralphtool/${change}/attempts/2-1`),
+      ).toContain(`src/${change}-partial.txt`);
+      expect(existsSync(f.worktree(change))).toBe(false);
     }
     expect(f.status()).toEqual([]);
 
