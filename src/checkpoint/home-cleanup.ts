@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { RuntimeError, UsageError } from '../core/errors.js';
 import { commitTree } from '../git/commit.js';
 import { git } from '../git/git.js';
 import type { GitContext } from '../git/git.js';
 import { mergeTree } from '../git/merge-tree.js';
+import { applyTreeDifference } from '../git/tree-diff-apply.js';
 import { headPosition, treeOf, type HeadPosition, type RepoLocation } from '../git/repo.js';
 import { operationInProgress } from '../git/status.js';
 import { snapshotHome } from './home-snapshot.js';
@@ -83,7 +81,14 @@ export async function bringWorkHome(
   }
   // Nothing to write when the work is there already (a cleanup interrupted after its apply).
   if (merged.tree !== (await treeOf(homeCtx, ours))) {
-    await applyDifference(homeCtx, g.paths.dir, ours, merged.tree, state, home);
+    const apply = { from: ours, to: merged.tree, scratchDir: g.paths.dir };
+    const result = await applyTreeDifference(homeCtx, apply);
+    if (!result.applied) {
+      await steps.recordStep(null);
+      throw new RuntimeError(
+        `files in ${home.root} changed while the work of ${state.branch} was being brought there (${result.reason}): nothing was applied; run \`ralphtool finish ${state.change} --cleanup\` again`,
+      );
+    }
   }
 
   const notices: string[] = [];
@@ -146,54 +151,6 @@ async function assertHomeReady(
   }
 }
 
-/**
- * Writes into the user's work tree the difference between their files as snapshotted and the
- * merged tree, with `git apply` and no `--index`: the index is not read or written, and the
- * patch applies whole or not at all. The patch goes from git to a file to git: bytes that are
- * no valid text stay exact.
- */
-async function applyDifference(
-  ctx: GitContext,
-  scratchDir: string,
-  from: string,
-  to: string,
-  state: RunState,
-  home: RunHome,
-): Promise<void> {
-  const patch = join(
-    scratchDir,
-    `home-${String(process.pid)}-${randomBytes(4).toString('hex')}.patch`,
-  );
-  try {
-    await git(
-      ctx,
-      [
-        'diff-tree',
-        '-r',
-        '-p',
-        '--binary',
-        '--full-index',
-        '--no-renames',
-        `--output=${patch}`,
-        from,
-        to,
-      ],
-      {
-        context: 'could not compute the changes to bring home',
-      },
-    );
-    const applied = await git(ctx, ['apply', '--whitespace=nowarn', patch], { allowFailure: true });
-    if (applied.exitCode !== 0) {
-      await rm(patch, { force: true });
-      throw new RuntimeError(
-        `files in ${home.root} changed while the work of ${state.branch} was being brought there (${firstLine(applied.stderr)}): nothing was applied; run \`ralphtool finish ${state.change} --cleanup\` again`,
-      );
-    }
-  } finally {
-    await rm(patch, { force: true });
-  }
-}
-
 function collision(state: RunState, home: RunHome, files: readonly string[]): string {
   const shown = files.slice(0, FILES_SHOWN).join(', ');
   const more = files.length > FILES_SHOWN ? ` and ${String(files.length - FILES_SHOWN)} more` : '';
@@ -226,8 +183,4 @@ function requireSha(sha: string | null, state: RunState): string {
     );
   }
   return sha;
-}
-
-function firstLine(text: string): string {
-  return text.trim().split('\n')[0] ?? '';
 }
