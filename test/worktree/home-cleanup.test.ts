@@ -198,6 +198,27 @@ describe('cleanup of a run in a worktree: refusals', () => {
   });
 });
 
+describe('cleanup of a run in a worktree: a merge half-way in the user work tree', () => {
+  it('refuses, nothing touched, while a merge of theirs waits for its conflicts', async () => {
+    const w = makeWorld();
+    const { end, live } = await runWhileUserWorks(w, () => {
+      w.git('switch', '-q', '-c', 'side');
+      w.write('README.md', '# side\n');
+      w.git('commit', '-q', '-am', 'side');
+      w.git('switch', '-q', 'main');
+      w.write('README.md', '# main\n');
+      w.git('commit', '-q', '-am', 'main');
+      expect(() => w.git('merge', '-q', 'side')).toThrow();
+    });
+    expect(end.code, live.stderr).toBe(2);
+    expect(live.stderr).toContain('a merge is in progress in your work tree');
+    expect(w.userFilesChanged()).toEqual([]);
+    expect(existsSync(path.join(w.dir, 'src/one.txt'))).toBe(false);
+    expect(w.git('diff', '--name-only', '--diff-filter=U')).toBe('README.md\n');
+    expect(w.state()).toMatchObject({ status: 'active', step: null });
+  });
+});
+
 describe('cleanup of a run in a worktree: what the user has not committed', () => {
   it('brings the ticks into a change folder the user never committed (the merge base is the run start)', async () => {
     world = new FaultWorld(CHANGE, 1);
