@@ -239,6 +239,28 @@ describe('cleanup of a run in a worktree: what the user has not committed', () =
   });
 });
 
+describe('cleanup of a run in a worktree: what the headless output says', () => {
+  it('names the user work tree the work is in, uncommitted', async () => {
+    world = new FaultWorld(CHANGE, 1);
+    const w = world;
+    w.scenario({
+      '1-1': [{ write: 'src/one.txt', content: 'one\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+    });
+    const run = await w.cli([
+      'run',
+      CHANGE,
+      ...agentFlags(),
+      '--worktree',
+      '--on-complete',
+      'cleanup',
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).toContain(
+      `cleanup: the work is in ${w.dir} as uncommitted changes (on main)`,
+    );
+  });
+});
+
 describe('cleanup of a run in a worktree while another ralphtool works in the user work tree', () => {
   it('is refused with nothing applied, and the run stays recorded', async () => {
     const other = 'other-change';
