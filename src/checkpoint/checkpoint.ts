@@ -17,6 +17,7 @@ import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-file
 import { undoStart } from './start-undo.js';
 import { giveWorktreeBack } from './home-keep.js';
 import { assertOriginalFree } from './worktrees.js';
+import { bringWorkHome } from './home-cleanup.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { headAndCleanliness, operationInProgress } from '../git/status.js';
 
@@ -137,6 +138,7 @@ export class CheckpointRun extends GuardedRun {
       await this.finish('cleanup', opts.outcome);
       return null;
     }
+    if (this.current.home) return this.cleanupHome(opts);
     await assertOriginalFree(g.ctx, this.repo, this.current);
     const resuming = this.current.step?.op === 'cleanup';
     if (!resuming) {
@@ -148,6 +150,18 @@ export class CheckpointRun extends GuardedRun {
     await clearStaleIndexLock(this.repo);
     const notice = await returnToOriginal(this.runGit(opts), this.current, resuming);
     await forgetUserBytes(this.runGit(opts));
+    await this.finish('cleanup', opts.outcome);
+    return notice;
+  }
+
+  /** The cleanup of a run in a worktree of its own: its work into the user's work tree. */
+  private async cleanupHome(opts: CallOptions & { outcome?: RunOutcome }): Promise<string | null> {
+    const notice = await bringWorkHome(this.runGit(opts), this.current, {
+      atCheckpoint: async () => {
+        await this.ensureAtCheckpoint(opts);
+      },
+      recordStep: (op) => this.update((draft) => void (draft.step = op === null ? null : { op })),
+    });
     await this.finish('cleanup', opts.outcome);
     return notice;
   }

@@ -236,6 +236,8 @@ export type RunEvent =
       question?: { storyId: string; text: string };
       /** A run in a worktree of its own: that worktree, and whether it is gone now. */
       worktree?: { root: string; removed: boolean };
+      /** A run in a worktree of its own: the user's work tree (a cleanup brought the work there). */
+      home?: string;
     };
 
 /** An event as written: every event carries its time. */

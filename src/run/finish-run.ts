@@ -8,6 +8,7 @@ import { locateRepo } from '../git/repo.js';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { openWorktreePlace, recordedHome, type WorktreePlace } from './launch-worktree.js';
+import { withHomeLock } from './home-lock.js';
 import { readLock } from './lock.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
@@ -73,14 +74,16 @@ export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone>
     const outcome = run.state.outcome ?? 'stopped';
     const notice =
       req.choice === 'cleanup'
-        ? await run.cleanup({ outcome })
+        ? await withHomeLock(run, () => run.cleanup({ outcome }))
         : await run.keep({ outcome, final: true });
     if (notice !== null) req.notice(notice);
     const after = existsSync(run.repo.root) ? await run.attemptRefTips() : repairedTips;
     const written = [...after].filter(([ref, sha]) => tipsBefore.get(ref) !== sha).map(([r]) => r);
     const message =
       req.choice === 'cleanup'
-        ? `cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes`
+        ? run.state.home
+          ? `cleanup done: the work is in ${run.state.home.root} as uncommitted changes (on ${run.originalLabel})`
+          : `cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes`
         : `kept: ${run.branch} has one commit per story (original branch: ${run.originalLabel})${keptWorktree(recorded?.worktreeRoot)}`;
     return { message, written };
   } finally {
