@@ -24,6 +24,19 @@ export async function openRun(opts: RunLocation & { retry?: string }): Promise<C
       `run state ${paths.state} belongs to ${state.change}, not ${change}: delete the folder ${paths.dir}`,
     );
   }
+  if (
+    state.status === 'active' &&
+    state.home &&
+    state.home.gitDir === repo.gitDir &&
+    state.step?.op !== 'cleanup'
+  ) {
+    // Never the user's own work tree: a repair or a revert there would land on their files.
+    // (A cleanup under way whose worktree is gone carries on from there: it touches no
+    // worktree any more, only the user's files through its own checks.)
+    throw new UsageError(
+      `the run of ${change} works in a worktree of its own (${state.worktree?.root ?? 'missing'}), not in your work tree: continue it with \`ralphtool ${opts.retry ?? `resume ${change}`}\``,
+    );
+  }
   await assertRunWorktree(ctx, repo, state, opts.retry ?? `resume ${change}`);
   return new CheckpointRun(repo, paths, state, engine);
 }

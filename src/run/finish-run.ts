@@ -42,7 +42,11 @@ export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone>
   const { change, timeoutMs, env } = req;
   // A run in a worktree of its own is finished there, from whichever work tree (as resume).
   const where = { specRoot: req.cwd, change, timeoutMs, env };
-  const recorded = await recordedHome(where);
+  const found = await recordedHome(where);
+  // A cleanup under way whose worktree is already removed goes on from the user's work tree:
+  // there is no worktree to make again (its branch may be deleted too).
+  const recorded =
+    found?.state.step?.op === 'cleanup' && !existsSync(found.worktreeRoot) ? null : found;
   const locks = await lockSession(req.cwd, change, timeoutMs, env, { workTree: recorded === null });
   let place: WorktreePlace | null = null;
   try {
