@@ -16,6 +16,7 @@ import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { undoStart } from './start-undo.js';
 import { assertOriginalFree } from './worktrees.js';
+import { bringWorkHome } from './home-cleanup.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { headAndCleanliness, operationInProgress } from '../git/status.js';
 
@@ -136,6 +137,7 @@ export class CheckpointRun extends GuardedRun {
       await this.finish('cleanup', opts.outcome);
       return null;
     }
+    if (this.current.home) return this.cleanupHome(opts);
     await assertOriginalFree(g.ctx, this.repo, this.current);
     const resuming = this.current.step?.op === 'cleanup';
     if (!resuming) {
@@ -147,6 +149,18 @@ export class CheckpointRun extends GuardedRun {
     await clearStaleIndexLock(this.repo);
     const notice = await returnToOriginal(this.runGit(opts), this.current, resuming);
     await forgetUserBytes(this.runGit(opts));
+    await this.finish('cleanup', opts.outcome);
+    return notice;
+  }
+
+  /** The cleanup of a run in a worktree of its own: its work into the user's work tree. */
+  private async cleanupHome(opts: CallOptions & { outcome?: RunOutcome }): Promise<string | null> {
+    const notice = await bringWorkHome(this.runGit(opts), this.current, {
+      atCheckpoint: async () => {
+        await this.ensureAtCheckpoint(opts);
+      },
+      recordStep: (op) => this.update((draft) => void (draft.step = op === null ? null : { op })),
+    });
     await this.finish('cleanup', opts.outcome);
     return notice;
   }

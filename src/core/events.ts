@@ -234,6 +234,8 @@ export type RunEvent =
       durationMs: number;
       /** Outcome `blocked`: the story and the question that waits for `resume --answer`. */
       question?: { storyId: string; text: string };
+      /** A run in a worktree of its own: the user's work tree (a cleanup brought the work there). */
+      home?: string;
     };
 
 /** An event as written: every event carries its time. */

@@ -6,6 +6,7 @@ import { readRunState } from '../checkpoint/state.js';
 import { isValidChangeName } from '../core/change-name.js';
 import { locateRepo } from '../git/repo.js';
 import { readdir } from 'node:fs/promises';
+import { withHomeLock } from './home-lock.js';
 import { readLock } from './lock.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
@@ -61,16 +62,21 @@ export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone>
       if (repaired !== null) req.notice(repaired);
     }
     const outcome = run.state.outcome ?? 'stopped';
+    // The cleanup of a run in a worktree of its own removes that worktree, where `run` works:
+    // its refs are read before (what this finish found there is saved by now).
+    const early = run.state.home && req.choice === 'cleanup' ? await run.attemptRefTips() : null;
     const notice =
       req.choice === 'cleanup'
-        ? await run.cleanup({ outcome })
+        ? await withHomeLock(run, () => run.cleanup({ outcome }))
         : await run.keep({ outcome, final: true });
     if (notice !== null) req.notice(notice);
-    const after = await run.attemptRefTips();
+    const after = early ?? (await run.attemptRefTips());
     const written = [...after].filter(([ref, sha]) => tipsBefore.get(ref) !== sha).map(([r]) => r);
     const message =
       req.choice === 'cleanup'
-        ? `cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes`
+        ? run.state.home
+          ? `cleanup done: the work is in ${run.state.home.root} as uncommitted changes (on ${run.originalLabel})`
+          : `cleanup done: back on ${run.originalLabel}, the work is left as uncommitted changes`
         : `kept: ${run.branch} has one commit per story (original branch: ${run.originalLabel})`;
     return { message, written };
   } finally {

@@ -1,6 +1,7 @@
 import type { Story } from '../core/change.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { exhaustedMessage, exitCodeFor } from '../core/loop.js';
+import { withHomeLock } from './home-lock.js';
 import type { LoopDeps, LoopResult } from './loop-types.js';
 
 /** The story that used up its attempts, reported with its last failure. */
@@ -37,6 +38,7 @@ export async function endRun(
     costUsd: run.state.costUsd,
     durationMs: Date.now() - started,
     ...(question ? { question: { storyId: question.storyId, text: question.text } } : {}),
+    ...(run.state.home ? { home: run.state.home.root } : {}),
   });
   const unanswered = choice === null && !ASKS_NO_CHOICE.has(outcome);
   return { outcome, choice, exitCode: exitCodeFor(unanswered ? 'stopped' : outcome) };
@@ -61,7 +63,7 @@ async function applyCompletionChoice(
   deps.emit({ type: 'run.awaiting-choice', outcome, options: ['cleanup', 'keep'] });
   const choice = await deps.chooseCompletion(outcome);
   let notice: string | null = null;
-  if (choice === 'cleanup') notice = await run.cleanup({ outcome });
+  if (choice === 'cleanup') notice = await withHomeLock(run, () => run.cleanup({ outcome }));
   else if (choice === 'keep') notice = await run.keep({ outcome });
   // Nobody answered: the run stays at its last checkpoint for `ralphtool finish`.
   else await run.release();

@@ -216,7 +216,9 @@ export class ProgressPrinter {
     const header = ['STORY', 'TITLE', 'ATTEMPTS', 'RESULT', 'COST', 'TIME'].map(s.bold);
     const where =
       event.choice === 'cleanup'
-        ? `cleanup: back on ${event.originalBranch}, the work is left as uncommitted changes`
+        ? event.home !== undefined
+          ? `cleanup: the work is in ${event.home} as uncommitted changes (on ${event.originalBranch})`
+          : `cleanup: back on ${event.originalBranch}, the work is left as uncommitted changes`
         : event.choice === 'keep' && event.outcome !== 'complete'
           ? `keep: on ${event.branch}, one commit per story; the run stays resumable: \`${resumeCommand(this.summary.change, event.outcome, this.budgetLimit)}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
           : event.choice === 'keep'

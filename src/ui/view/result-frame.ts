@@ -29,7 +29,9 @@ export function resultFrame(run: WatchedRun, size: Size, now: number): Frame {
   ];
   const where =
     finished?.choice === 'cleanup'
-      ? `Cleanup done: you are on ${original} with the work as uncommitted changes.`
+      ? finished.home !== undefined
+        ? `Cleanup done: the work is in ${finished.home} as uncommitted changes.`
+        : `Cleanup done: you are on ${original} with the work as uncommitted changes.`
       : finished?.choice === 'keep'
         ? `Kept: you are on ${branch} with one commit per story.`
         : finished?.outcome === 'blocked'
