@@ -196,6 +196,20 @@ describe('run a b c: several changes at once, each in its own worktree', () => {
     }
   }, 240_000);
 
+  it('starts many worktrees at once without tripping over each other (git worktree add)', async () => {
+    const names = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];
+    fixture = new ManyFixture(Object.fromEntries(names.map((n) => [n, 1]))).scenarios(
+      Object.fromEntries(names.map((n) => [n, { '1-1': succeed(`src/${n}.txt`, `${n}\n`) }])),
+    );
+    const f = fixture;
+    const result = await f.cli('run', [...names, '--parallel', '8', '--on-complete', 'keep']);
+    expect(result.stderr).not.toContain('could not create the worktree');
+    expect(result.exitCode, result.stderr).toBe(0);
+    for (const name of names) {
+      expect(f.subjects(`main..ralph/${name}`)).toEqual(['initial state', 'checkpoint: 1']);
+    }
+  }, 240_000);
+
   it('one change out of retries, the others complete: exit 3, each says how it ended', async () => {
     fixture = new ManyFixture({ alpha: 1, beta: 2, gamma: 1 }).scenarios({
       alpha: { '1-1': succeed('src/alpha.txt', 'a\n') },
