@@ -45,6 +45,12 @@ export interface LaunchHooks {
   onRun?: (run: CheckpointRun) => void;
   /** Several runs in one process: the usage-limit pause they share (run/account-pause.ts). */
   accountPause?: AccountPause;
+  /**
+   * Several runs in one process: their worktree starts one at a time (`git worktree add` reads
+   * every worktree's files, and fails on one another run is creating at that moment); resolves
+   * with the way out.
+   */
+  enterStart?: () => Promise<() => void>;
 }
 
 /**
@@ -84,6 +90,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     workTree: !inWorktree,
   });
   let place: WorktreePlace | null = null;
+  let leaveStart: (() => void) | undefined;
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
     let run: CheckpointRun;
@@ -103,6 +110,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
             attemptRefs: saved.attemptRefs,
           }),
       };
+      if (options.worktree) leaveStart = await hooks.enterStart?.();
       if (options.worktree) {
         const prepared = await prepareWorktreeStart(
           { ...where, keepWorktree: options.keepWorktree },
@@ -124,6 +132,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       if (recorded !== null) place = await openWorktreePlace(recorded, where, hooks.notice);
       run = await reopen(place?.specRoot ?? specRoot, req.change, options, req.env, hooks.notice);
     }
+    leaveStart?.();
     hooks.onRun?.(run);
     const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
       run,
@@ -136,6 +145,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     });
     return result.exitCode;
   } finally {
+    leaveStart?.();
     await place?.lock.release();
     await locks.release();
     await locks.forgetIfUnused();

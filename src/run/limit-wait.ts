@@ -187,7 +187,7 @@ export class LimitWaiter {
     const onStop = (): void => cut.abort();
     stop.addEventListener('abort', onStop, { once: true });
     if (stop.aborted) cut.abort();
-    if (over) over.then(() => cut.abort(), () => cut.abort());
+    over?.then(onStop, onStop);
     try {
       await sleep(waitMs, undefined, { signal: cut.signal });
     } catch (error) {

@@ -21,6 +21,9 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
   const completions = new SerialQueue();
   // Every run of the same agent kind shares the account: one run's limit wait holds the others.
   const pause = new AccountPause();
+  // Worktree starts one at a time: a `git worktree add` fails on one being added beside it.
+  const starts = new SerialQueue();
+
   let mergeChecked: Promise<void> | null = null;
   const afterAllLoops = (): Promise<void> => {
     mergeChecked ??= barrier.allEnded().then(() => runMergeCheck(req, hooks));
@@ -65,6 +68,7 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
           stop: stop.signal,
           notice: (message) => hooks.notice(change, message),
           accountPause: pause,
+          enterStart: () => starts.enter(),
         },
       );
       return { change, exitCode, error: null };

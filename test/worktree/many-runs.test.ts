@@ -166,6 +166,50 @@ describe('run a b c: several changes at once, each in its own worktree', () => {
     }
   }, 240_000);
 
+  it('--on-complete cleanup brings every run home, one after another, next to the user work', async () => {
+    fixture = new ManyFixture({ alpha: 2, beta: 1, gamma: 1 }).scenarios({
+      alpha: { '1-1': succeed('src/alpha1.txt', 'a1\n'), '2-1': succeed('src/alpha2.txt', 'a2\n') },
+      beta: { '1-1': succeed('src/beta.txt', 'b\n') },
+      gamma: { '1-1': succeed('src/gamma.txt', 'g\n') },
+    });
+    const f = fixture;
+    f.write('notes.txt', 'mine\n');
+    f.write('src/app.txt', 'app v1, edited by me\n');
+    const head = f.sha('HEAD');
+    const result = await f.cli('run', ['alpha', 'beta', 'gamma', '--on-complete', 'cleanup']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(f.sha('HEAD')).toBe(head);
+    expect(f.currentBranch()).toBe('main');
+    expect(f.read('notes.txt')).toBe('mine\n');
+    expect(f.read('src/app.txt')).toBe('app v1, edited by me\n');
+    for (const [file, content] of [
+      ['src/alpha1.txt', 'a1\n'],
+      ['src/alpha2.txt', 'a2\n'],
+      ['src/beta.txt', 'b\n'],
+      ['src/gamma.txt', 'g\n'],
+    ]) {
+      expect(f.read(file ?? '')).toBe(content);
+    }
+    for (const change of f.changes) {
+      expect(f.read(`openspec/changes/${change}/tasks.md`)).not.toContain('- [ ]');
+      expect(f.runState(change)).toMatchObject({ status: 'finished', choice: 'cleanup' });
+    }
+  }, 240_000);
+
+  it('starts many worktrees at once without tripping over each other (git worktree add)', async () => {
+    const names = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];
+    fixture = new ManyFixture(Object.fromEntries(names.map((n) => [n, 1]))).scenarios(
+      Object.fromEntries(names.map((n) => [n, { '1-1': succeed(`src/${n}.txt`, `${n}\n`) }])),
+    );
+    const f = fixture;
+    const result = await f.cli('run', [...names, '--parallel', '8', '--on-complete', 'keep']);
+    expect(result.stderr).not.toContain('could not create the worktree');
+    expect(result.exitCode, result.stderr).toBe(0);
+    for (const name of names) {
+      expect(f.subjects(`main..ralph/${name}`)).toEqual(['initial state', 'checkpoint: 1']);
+    }
+  }, 240_000);
+
   it('one change out of retries, the others complete: exit 3, each says how it ended', async () => {
     fixture = new ManyFixture({ alpha: 1, beta: 2, gamma: 1 }).scenarios({
       alpha: { '1-1': succeed('src/alpha.txt', 'a\n') },
