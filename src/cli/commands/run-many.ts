@@ -4,6 +4,8 @@ import { ON_PATH, reachable } from '../../core/reach.js';
 import type { RunMode } from '../../run/launch.js';
 import { readChange } from '../../openspec/changes.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
+import { clashesOf } from '../../run/merge-clash.js';
+import type { MergeReport } from '../../run/many-types.js';
 import { runMany } from '../../run/many.js';
 import { selectAll } from '../../run/many-select.js';
 import { createNotifier, type Notifier } from '../../run/notify.js';
@@ -96,11 +98,13 @@ export async function runManyCommand(
   }
   const originals = new Map<string, string>();
   let mergeShown = false;
+  let report: MergeReport | null = null;
   const chooseCompletion = async (
     change: string,
     outcome: RunOutcome,
   ): Promise<CompletionChoice | null> => {
     if (hungUp) return null;
+    if (options.onComplete === 'cleanup') return cleanupUnlessClash(change);
     if (options.onComplete !== 'ask') return options.onComplete;
     // Asked one change after another, once the merge check says how the branches fit together.
     if (!mergeShown) {
@@ -116,6 +120,20 @@ export async function runManyCommand(
       originals.get(change) ?? 'your branch',
       () => quitNow(130),
     );
+  };
+  // The merge check found a collision: neither side is brought home, each stays on its branch.
+  const cleanupUnlessClash = (change: string): CompletionChoice => {
+    const clashes = clashesOf(report, change);
+    if (clashes.length === 0) return 'cleanup';
+    const withWhat = clashes
+      .map(
+        (c) => `${c.with === report?.against ? 'your work tree' : c.with} (${c.files.join(', ')})`,
+      )
+      .join('; ');
+    say(
+      `[${change}] kept on ralph/${change}, not brought home: the merge check found it collides with ${withWhat}; bring it in by hand (\`git merge --squash ralph/${change}\`) once the rest is in`,
+    );
+    return 'keep';
   };
   const settled = (): Promise<unknown> =>
     Promise.all([...notifiers.values()].map((n) => n.settled()));
@@ -134,7 +152,10 @@ export async function runManyCommand(
           if (event.type === 'run.started') originals.set(change, event.originalBranch);
           notifiers.get(change)?.emit(event);
         },
-        mergeChecked: (report) => out.mergeChecked(report),
+        mergeChecked: (checked) => {
+          report = checked;
+          out.mergeChecked(checked);
+        },
         chooseCompletion,
         stop: stop.signal,
         notice: (change, message) => say(change === null ? message : `[${change}] ${message}`),
