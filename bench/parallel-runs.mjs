@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { benchEnv, copyRepo, git } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
