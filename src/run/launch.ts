@@ -129,7 +129,11 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         run = await startRun(start);
       }
     } else {
-      if (recorded !== null) place = await openWorktreePlace(recorded, where, hooks.notice);
+      if (recorded !== null) {
+        // Recreating a missing worktree is a `git worktree add` too: one at a time.
+        leaveStart = await hooks.enterStart?.();
+        place = await openWorktreePlace(recorded, where, hooks.notice);
+      }
       run = await reopen(place?.specRoot ?? specRoot, req.change, options, req.env, hooks.notice);
     }
     leaveStart?.();

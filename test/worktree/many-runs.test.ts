@@ -115,7 +115,7 @@ describe('run a b c: several changes at once, each in its own worktree', () => {
       true,
     );
     const merge = live.events.filter((e) => e.type === 'merge.checked');
-    expect(merge).toHaveLength(1);
+    expect(merge, live.stderr).toHaveLength(1);
     expect(merge[0]).toMatchObject({
       against: 'main',
       checked: ['alpha', 'beta', 'gamma'],
