@@ -2,7 +2,7 @@
 // Runs a program on this terminal and writes its exit status to a file, because tmux does not
 // always report a dead pane's status under load. Usage: exit-recorder.mjs <file> <program> [args…]
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import process from 'node:process';
 
@@ -15,6 +15,10 @@ process.on('SIGINT', () => {});
 process.on('SIGHUP', () => child.kill('SIGHUP'));
 child.on('exit', (code, signal) => {
   // Killed by a signal: 128 + its number, as a shell reports it (129 SIGHUP, 134 SIGABRT).
-  writeFileSync(file, String(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1)));
+  // Written whole (temp file, then rename): a test polling the file must never read it empty,
+  // which it once did under load and took for exit status 0.
+  const status = String(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+  writeFileSync(`${file}.tmp`, status);
+  renameSync(`${file}.tmp`, file);
   process.exit(0);
 });

@@ -85,7 +85,10 @@ export class TmuxSession {
 
   /** The program's exit status once it has ended, else null. */
   exitStatus(): number | null {
-    return existsSync(this.exitFile) ? Number(readFileSync(this.exitFile, 'utf8')) : null;
+    if (!existsSync(this.exitFile)) return null;
+    // Never an empty file taken for status 0 (the recorder renames a whole file into place).
+    const text = readFileSync(this.exitFile, 'utf8').trim();
+    return /^\d+$/.test(text) ? Number(text) : null;
   }
 
   /** Polls the screen until `test` holds; fails with the last screen after `timeoutMs`. */
