@@ -1,3 +1,4 @@
+import { killGroup } from '../support/processes.js';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,13 +20,7 @@ const CHANGE = 'add-widgets';
 let fixture: RunFixture | undefined;
 const strays: number[] = [];
 afterEach(() => {
-  for (const pgid of strays.splice(0)) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
+  for (const pgid of strays.splice(0)) killGroup(pgid);
   fixture?.remove();
   fixture = undefined;
 });

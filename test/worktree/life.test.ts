@@ -1,3 +1,4 @@
+import { killGroup } from '../support/processes.js';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,13 +13,7 @@ let fixture: RunFixture | undefined;
 /** Agent process groups a killed ralphtool left running, stopped after each test whatever happens. */
 const strays: number[] = [];
 afterEach(() => {
-  for (const pgid of strays.splice(0)) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      // gone already (what the test expects)
-    }
-  }
+  for (const pgid of strays.splice(0)) killGroup(pgid);
   fixture?.remove();
   fixture = undefined;
 });
