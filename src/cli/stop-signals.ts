@@ -1,3 +1,5 @@
+import { QuitNow } from '../core/errors.js';
+
 /**
  * Ctrl-C, SIGTERM and SIGHUP (the terminal closed, an SSH session dropped) ask the loop to
  * stop: the agent is killed, its partial work reverted, and the completion choice follows. A
@@ -55,4 +57,33 @@ export function noteHangUp(): void {
 /** Whether a SIGHUP was handled: the terminal ralphtool was started on may be gone. */
 export function terminalHungUp(): boolean {
   return hungUp;
+}
+
+/** A headless command's signals (`run`, `resume`, one change or several), wired once. */
+export interface HeadlessQuit {
+  /** Rejects with QuitNow when the command must end at once; raced against the run. */
+  quitting: Promise<never>;
+  quitNow: (code: number) => void;
+  /** After a hang-up nobody answers the completion choice: the run is left resumable. */
+  hungUp: () => boolean;
+  remove: () => void;
+}
+
+/**
+ * Signal handlers and the completion prompt's Ctrl-C cannot throw into a command: they reject
+ * `quitting`, which the run is raced against, and the CLI exits on its QuitNow.
+ */
+export function headlessQuit(
+  controller: AbortController,
+  notify: (message: string) => void,
+): HeadlessQuit {
+  let quitNow: (code: number) => void = () => undefined;
+  const quitting = new Promise<never>((_, reject) => {
+    quitNow = (code) => reject(new QuitNow(code));
+  });
+  let hungUp = false;
+  const remove = installStopSignals(controller, notify, quitNow, () => {
+    hungUp = true;
+  });
+  return { quitting, quitNow: (code) => quitNow(code), hungUp: () => hungUp, remove };
 }

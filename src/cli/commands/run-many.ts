@@ -1,4 +1,4 @@
-import { QuitNow, UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { ON_PATH, reachable } from '../../core/reach.js';
 import type { RunMode } from '../../run/launch.js';
@@ -15,7 +15,7 @@ import { stopWhenOutputCloses } from '../closed-output.js';
 import type { CommandIO } from '../io.js';
 import { ManyOutput } from '../render/many-output.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
-import { installStopSignals } from '../stop-signals.js';
+import { headlessQuit } from '../stop-signals.js';
 import { assertDirectory } from './cwd.js';
 
 /**
@@ -65,19 +65,13 @@ export async function runManyCommand(
       : 'ralphtool resume --all',
   );
   const out = new ManyOutput(output.write, io.style, options.json, reach);
-  let quitNow: (code: number) => void = () => undefined;
-  const quitting = new Promise<never>((_, reject) => {
-    quitNow = (code) => reject(new QuitNow(code));
-  });
-  let hungUp = false;
-  const removeSignals = installStopSignals(
-    stop,
-    (m) => io.stderr.write(reachable(m, reach)),
+  const {
+    quitting,
     quitNow,
-    () => {
-      hungUp = true;
-    },
-  );
+    hungUp,
+    remove: removeSignals,
+  } = headlessQuit(stop, (m) => io.stderr.write(reachable(m, reach)));
+
   // Each run's events go through a notifier of its own: every notification names its change.
   const notifiers = new Map<string, Notifier>();
   for (const change of changes) {
@@ -103,7 +97,7 @@ export async function runManyCommand(
     change: string,
     outcome: RunOutcome,
   ): Promise<CompletionChoice | null> => {
-    if (hungUp) return null;
+    if (hungUp()) return null;
     if (options.onComplete === 'cleanup') return cleanupUnlessClash(change);
     if (options.onComplete !== 'ask') return options.onComplete;
     // Asked one change after another, once the merge check says how the branches fit together.

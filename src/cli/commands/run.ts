@@ -10,7 +10,7 @@ import { stopWhenOutputCloses } from '../closed-output.js';
 import type { CommandIO } from '../io.js';
 import { ProgressPrinter } from '../render/progress.js';
 import { parseParallel, toRunOptions, type RawRunFlags } from '../run-flags.js';
-import { installStopSignals } from '../stop-signals.js';
+import { headlessQuit } from '../stop-signals.js';
 import { assertDirectory } from './cwd.js';
 
 /**
@@ -62,25 +62,16 @@ async function runOneCommand(
     if (options.json) output.write(toNdjsonLine(timed(event)));
     else printer.handle(event);
   });
-  // Signal handlers and the completion prompt's Ctrl-C cannot throw into this command: they
-  // reject `quitting`, which the run is raced against, and the CLI exits on its QuitNow.
-  let quitNow: (code: number) => void = () => undefined;
-  const quitting = new Promise<never>((_, reject) => {
-    quitNow = (code) => reject(new QuitNow(code));
-  });
-  // After a hang-up nobody answers the completion choice: the run is left resumable instead.
-  let hungUp = false;
-  const removeSignals = installStopSignals(
-    stop,
-    (m) => io.stderr.write(reachable(m, reach)),
+  const {
+    quitting,
     quitNow,
-    () => {
-      hungUp = true;
-    },
-  );
+    hungUp,
+    remove: removeSignals,
+  } = headlessQuit(stop, (m) => io.stderr.write(reachable(m, reach)));
+
   let branches = { branch: `ralph/${opts.change}`, original: 'your branch' };
   const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
-    if (hungUp) return null;
+    if (hungUp()) return null;
     if (options.onComplete !== 'ask') return options.onComplete;
     return askCompletionChoice(
       io.stdin,
