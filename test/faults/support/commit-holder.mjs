@@ -7,22 +7,23 @@
 //   fails (so the commit is aborted and git removes its own lock). Then <signal-dir>/result is
 //   "intact" (the lock was still git's) or "stolen".
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import process from 'node:process';
+import { writeWhole } from './write-whole.mjs';
 
 const deadline = Date.now() + 300_000;
 const quote = (word) => `'${word.replace(/'/g, `'\\''`)}'`;
 
 if (process.argv[2] === 'editor') {
   const [, , , repo, dir, stateFile, op, holdMs] = process.argv;
-  writeFileSync(join(dir, 'taken'), String(process.ppid));
+  writeWhole(join(dir, 'taken'), String(process.ppid));
   while (stepOf(stateFile) !== op && Date.now() < deadline) await sleep(10);
-  writeFileSync(join(dir, 'step-seen'), op);
+  writeWhole(join(dir, 'step-seen'), op);
   await sleep(Number(holdMs));
   const intact = existsSync(join(repo, '.git', 'index.lock'));
-  writeFileSync(join(dir, 'result'), intact ? 'intact' : 'stolen');
+  writeWhole(join(dir, 'result'), intact ? 'intact' : 'stolen');
   process.exit(1);
 } else {
   const [repo, dir, stateFile, op, holdMs] = process.argv.slice(2);

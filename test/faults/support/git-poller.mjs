@@ -4,8 +4,9 @@
 // <stop-file> exists, then writes how many rounds it made to <stop-file>.count.
 // Usage: node git-poller.mjs <repo> <stop-file>
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import process from 'node:process';
+import { writeWhole } from './write-whole.mjs';
 
 const [repo, stopFile] = process.argv.slice(2);
 const git = (...args) => {
@@ -23,4 +24,4 @@ while (!existsSync(stopFile) && Date.now() < deadline) {
   git('add', '--', 'docs/stable.md');
   rounds += 1;
 }
-writeFileSync(`${stopFile}.count`, String(rounds));
+writeWhole(`${stopFile}.count`, String(rounds));

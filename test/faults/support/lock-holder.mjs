@@ -17,11 +17,11 @@ import {
   readFileSync,
   statSync,
   unlinkSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import process from 'node:process';
+import { writeWhole } from './write-whole.mjs';
 
 const [lock, dir, holdArg, stateFile, op] = process.argv.slice(2);
 const hold = holdArg === undefined ? Infinity : Number(holdArg);
@@ -40,11 +40,11 @@ while (fd === null) {
     await sleep(5);
   }
 }
-writeFileSync(join(dir, 'taken'), String(process.pid));
+writeWhole(join(dir, 'taken'), String(process.pid));
 const released = () => existsSync(join(dir, 'release')) || Date.now() > deadline;
 if (stateFile !== undefined) {
   while (!released() && stepOf(stateFile) !== op) await sleep(10);
-  writeFileSync(join(dir, 'step-seen'), op);
+  writeWhole(join(dir, 'step-seen'), op);
 }
 const until = Date.now() + hold;
 while (Date.now() < until && !released()) await sleep(20);
@@ -56,7 +56,7 @@ try {
 }
 closeSync(fd);
 if (intact) unlinkSync(lock);
-writeFileSync(join(dir, 'result'), intact ? 'intact' : 'stolen');
+writeWhole(join(dir, 'result'), intact ? 'intact' : 'stolen');
 
 function stepOf(file) {
   try {
