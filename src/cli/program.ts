@@ -13,6 +13,7 @@ import {
   type RawRunFlags,
 } from './run-flags.js';
 import type { FinishFlags } from './commands/finish.js';
+import { addFromOption, addPushOptions } from './remote-flags.js';
 
 /**
  * Builds the argv parser. Every action lazily imports its command, so `--help`
@@ -66,37 +67,46 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       setExit(await showCommand(io, { cwd: cwdOf(cmd), change, json: opts.json === true }));
     });
 
-  addWorktreeOptions(
-    addRunOptions(
-      program
-        .command('run')
-        .option('-C, --cwd <dir>', 'run as if started in <dir>')
-        .description(
-          'run the loop on a change; on several (or --all) at once, each in a worktree of its own',
-        )
-        .argument('[changes...]', 'change names')
-        .addOption(
-          new Option(
-            '--force',
-            'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
+  addPushOptions(
+    addWorktreeOptions(
+      addRunOptions(
+        program
+          .command('run')
+          .option('-C, --cwd <dir>', 'run as if started in <dir>')
+          .description(
+            'run the loop on a change; on several (or --all) at once, each in a worktree of its own',
+          )
+          .argument('[changes...]', 'change names')
+          .addOption(
+            new Option(
+              '--force',
+              'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
+            ),
           ),
-        ),
+      ),
     ),
   ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');
     setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'start' }));
   });
 
-  addWorktreeOptions(
-    addAnswerOptions(
-      addRunOptions(
-        program
-          .command('resume')
-          .option('-C, --cwd <dir>', 'run as if started in <dir>')
-          .description('continue an interrupted run from its last checkpoint (several, or --all)')
-          .argument('[changes...]', 'change names'),
+  addFromOption(
+    addPushOptions(
+      addWorktreeOptions(
+        addAnswerOptions(
+          addRunOptions(
+            program
+              .command('resume')
+              .option('-C, --cwd <dir>', 'run as if started in <dir>')
+              .description(
+                'continue an interrupted run from its last checkpoint (several, or --all)',
+              )
+              .argument('[changes...]', 'change names'),
+          ),
+        ),
       ),
     ),
+    'continue it here',
   ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');
     setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'resume' }));

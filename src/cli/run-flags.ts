@@ -15,10 +15,11 @@ import {
   parsedOr,
   parsePositiveDuration,
 } from './options.js';
+import { remoteOptions, type RawRemoteFlags } from './remote-flags.js';
 import { unattendedOptions } from './unattended-flags.js';
 
 /** Flags as commander hands them over: strings, validated by toRunOptions. */
-export interface RawRunFlags {
+export interface RawRunFlags extends RawRemoteFlags {
   agent?: string;
   agentCommand?: string;
   model?: string;
@@ -300,5 +301,6 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     ...unattendedOptions(flags),
     worktree: flags.worktree === true,
     keepWorktree: flags.keepWorktree === true,
+    ...remoteOptions(flags),
   };
 }

@@ -223,6 +223,25 @@ export type RunEvent =
       attemptRefs: number;
     }
   | {
+      /** `--push`: the run's refs and record reached the remote. */
+      type: 'remote.pushed';
+      remote: string;
+      /** Refs the push changed on the remote. */
+      refs: number;
+      /** The first push that went through after this many failed ones. */
+      caughtUpAfter?: number;
+    }
+  | {
+      /** `--push`: a push failed; the run goes on and the push is tried again. */
+      type: 'remote.push-failed';
+      remote: string;
+      message: string;
+      /** Failed pushes in a row. */
+      failures: number;
+      /** When the next try is; null when none is coming (the run has ended). */
+      retryInMs: number | null;
+    }
+  | {
       type: 'run.finished';
       outcome: RunOutcome;
       choice: CompletionChoice | null;

@@ -20,6 +20,7 @@ import {
 import type { RunOptions } from './options.js';
 import { runLoop, type ChooseCompletion, type LoopDeps, type LoopResult } from './orchestrator.js';
 import { assertAnswerFits } from './question.js';
+import { RemoteSession } from './remote-session.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
 import { promptPaths, storiesReader, verifyPlan } from './setup.js';
@@ -91,8 +92,21 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   });
   let place: WorktreePlace | null = null;
   let leaveStart: (() => void) | undefined;
+  let remote: RemoteSession | null = null;
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
+    // Claimed before anything changes: another machine's run of the change is a refusal.
+    if (options.push !== null) {
+      remote = await RemoteSession.open({
+        remote: options.push,
+        change: req.change,
+        cwd: specRoot,
+        commandTimeoutMs: options.commandTimeoutMs,
+        claimTtlMs: options.claimTtlMs,
+        env: req.env,
+        notice: hooks.notice,
+      });
+    }
     let run: CheckpointRun;
     if (req.mode === 'start') {
       const start = {
@@ -138,10 +152,11 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     }
     leaveStart?.();
     hooks.onRun?.(run);
+    const emit = remote === null ? hooks.emit : remote.attach(run, hooks.emit);
     const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
       run,
       backend,
-      emit: hooks.emit,
+      emit,
       chooseCompletion: hooks.chooseCompletion,
       stop: hooks.stop,
       notice: hooks.notice,
@@ -150,6 +165,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     return result.exitCode;
   } finally {
     leaveStart?.();
+    await remote?.end();
     await place?.lock.release();
     await locks.release();
     await locks.forgetIfUnused();

@@ -50,7 +50,19 @@ export interface RunOptions {
   worktree: boolean;
   /** `--keep-worktree`: the run's worktree stays when the run ends. */
   keepWorktree: boolean;
+  /**
+   * `--push <remote>`: the run's refs and record go to this remote after every step, and the
+   * change is claimed there first (docs/contract.md, "Beyond one machine"); null = local only.
+   */
+  push: string | null;
+  /** `--claim-ttl`: a claim whose heartbeat is older than this may be taken over. */
+  claimTtlMs: number;
+  /** `resume --from <remote>`: the run is fetched from this remote first; null = local. */
+  from: string | null;
 }
+
+/** The remote options when no flag gives them: local only. */
+export const REMOTE_DEFAULTS = { push: null, claimTtlMs: 15 * 60_000, from: null } as const;
 
 /** How many runs may work at once (`--parallel`), and its default. */
 export const PARALLEL_LIMITS = { default: 2, max: 16 } as const;

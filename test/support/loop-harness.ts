@@ -3,6 +3,7 @@ import { startRun } from '../../src/checkpoint/index.js';
 import { findOpenSpecRoot } from '../../src/openspec/root.js';
 import {
   DEFAULT_RUN_OPTIONS,
+  REMOTE_DEFAULTS,
   UNATTENDED_DEFAULTS,
   type RunOptions,
 } from '../../src/run/options.js';
@@ -67,6 +68,7 @@ export class LoopHarness extends LoopFixture {
       force: false,
       worktree: false,
       keepWorktree: false,
+      ...REMOTE_DEFAULTS,
       ...UNATTENDED_DEFAULTS,
       ...request.options,
     };

@@ -166,6 +166,19 @@ export class ProgressPrinter {
         return event.results.map((r) =>
           r.passed ? s.dim(detail(baselineNote(r))) : s.yellow(detail(baselineNote(r))),
         );
+      case 'remote.pushed':
+        // Each step's push is silent; only the end of an outage is said.
+        return event.caughtUpAfter === undefined
+          ? []
+          : [
+              s.dim(
+                `  ⇡ ${event.remote} has caught up (after ${event.caughtUpAfter === 1 ? '1 failed push' : `${event.caughtUpAfter} failed pushes`})`,
+              ),
+            ];
+      case 'remote.push-failed':
+        return pushFailedShown(event.failures, event.retryInMs)
+          ? [s.yellow(detail(pushFailedLine(event)))]
+          : [];
       case 'limit.reached':
         if (event.limit === 'max-cost' || event.limit === 'max-story-cost') {
           this.budgetLimit = event.limit;
@@ -288,4 +301,20 @@ interface SaidAlready {
 /** A line under its story: indented, on one line, made safe, at most MAX_LINE columns in all. */
 function detail(text: string, max = MAX_LINE): string {
   return `  ${clip(oneLine(text, ' | '), max - 2)}`;
+}
+
+/**
+ * A remote that stays unreachable is said at its first failed push, then at the 2nd, 4th, 8th…
+ * (the pauses between tries double too), and at the run's last try.
+ */
+function pushFailedShown(failures: number, retryInMs: number | null): boolean {
+  return retryInMs === null || (failures & (failures - 1)) === 0;
+}
+
+function pushFailedLine(event: Extract<RunEvent, { type: 'remote.push-failed' }>): string {
+  const next =
+    event.retryInMs === null
+      ? `the remote does not have the run's last steps: \`git push ${event.remote} 'refs/ralphtool/*:refs/ralphtool/*' 'refs/heads/ralph/*:refs/heads/ralph/*'\` sends them`
+      : `the run goes on; next try in ${formatDuration(event.retryInMs)}`;
+  return `⚠ push to ${event.remote} failed${event.failures > 1 ? ` (${event.failures} in a row)` : ''}: ${event.message}; ${next}`;
 }

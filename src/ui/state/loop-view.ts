@@ -289,6 +289,13 @@ function applyEvent(
       return next;
     case 'verify.baseline':
       return next;
+    case 'remote.pushed':
+      return next;
+    case 'remote.push-failed': {
+      const message = `push to ${oneLine(event.remote)} failed (${event.failures} in a row): ${oneLine(event.message)}`;
+      const errors = [...view.errors, { message, fatal: false, at }];
+      return { ...next, errors: errors.slice(-MAX_ERRORS) };
+    }
     case 'limit.reached':
       return { ...next, limitReached: { limit: event.limit, message: oneLine(event.message) } };
   }

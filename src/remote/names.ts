@@ -1,0 +1,35 @@
+import { attemptRefPrefix, ralphBranch } from '../checkpoint/paths.js';
+import { assertValidChangeName } from '../core/change-name.js';
+
+// The refs a run shares through a remote (docs/contract.md, "Beyond one machine"). Every name
+// is derived from the change, so any machine finds a run by its change name alone.
+
+/** `refs/ralphtool/<change>/record`: a commit whose tree is the run's record (record.ts). */
+export function recordRef(change: string): string {
+  return `refs/ralphtool/${assertValidChangeName(change)}/record`;
+}
+
+/** `refs/ralphtool/<change>/claim`: which machine works on the change now (claim.ts). */
+export function claimRef(change: string): string {
+  return `refs/ralphtool/${assertValidChangeName(change)}/claim`;
+}
+
+/**
+ * Where a fetched copy of a remote's ref is kept locally: under `refs/ralphtool-remote/<remote>/`
+ * (never pushed, never mistaken for the run's own refs).
+ */
+export function fetchedRef(remote: string, ref: string): string {
+  const safe = remote.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_');
+  return `refs/ralphtool-remote/${safe}/${ref.replace(/^refs\//, '')}`;
+}
+
+/** What a push of the run carries: the branch (when it exists), the attempt refs, the record. */
+export function runRefspecs(change: string, withBranch: boolean): { src: string; dst: string }[] {
+  const branch = `refs/heads/${ralphBranch(change)}`;
+  const attempts = `${attemptRefPrefix(change)}*`;
+  return [
+    ...(withBranch ? [{ src: branch, dst: branch }] : []),
+    { src: attempts, dst: attempts },
+    { src: recordRef(change), dst: recordRef(change) },
+  ];
+}

@@ -1,0 +1,186 @@
+import { hostname } from 'node:os';
+import type { RunEvent, RunEventType } from '../core/events.js';
+import { messageOf } from '../core/error-details.js';
+import type { GitContext } from '../git/git.js';
+import type { RunPaths } from '../checkpoint/paths.js';
+import { readRunState } from '../checkpoint/state.js';
+import { pushRun } from '../remote/push.js';
+import { RECORD_FORMAT, writeRecord } from '../remote/record.js';
+
+// `--push <remote>` (docs/contract.md, "Every step on the remote"): after the start, each
+// attempt's start, each checkpoint and each saved attempt, the run's refs and its record are
+// pushed. The loop never waits for a push; pushes run one at a time, requests made meanwhile
+// are folded into the next one, and a failure is retried with a growing pause and reported,
+// never the run's end. `run.finished` is held until the last push has been tried, so that it
+// stays the last event and the process does not end before the remote has the run's end.
+
+/** The events after which the remote gets the run's refs and record. */
+export const PUSHED_AFTER: ReadonlySet<RunEventType> = new Set<RunEventType>([
+  'run.started',
+  'story.started',
+  'checkpoint.created',
+  'checkpoint.reverted',
+  'story.blocked',
+  'story.exhausted',
+  'limit.reached',
+  'agent.limited',
+  'run.finished',
+]);
+
+/** Pauses after failed pushes: doubling from the first, never longer than the last. */
+export const PUSH_BACKOFF = { firstMs: 2_000, maxMs: 5 * 60_000 } as const;
+
+export interface RemoteSyncConfig {
+  remote: string;
+  change: string;
+  /** The repository's context for remote verbs (git/remote.ts remoteContext). */
+  ctx: GitContext;
+  paths: RunPaths;
+  /** Where events go on. */
+  next: (event: RunEvent) => void;
+  backoff?: { firstMs: number; maxMs: number };
+  /** How long a push waits while the record says a git sequence is half-way. */
+  settleMs?: number;
+}
+
+export interface RemoteSync {
+  /** Passes the event on (a `run.finished` once the last push has been tried) and pushes after it. */
+  emit: (event: RunEvent) => void;
+  /** Pushes what is not on the remote yet, now; resolves when that push has been tried. */
+  flush: () => Promise<boolean>;
+  /** Resolves when no push is running or waiting and a held `run.finished` is passed on. */
+  settled: () => Promise<void>;
+  /** No more retries (the process is ending). */
+  close: () => void;
+}
+
+export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
+  const backoff = config.backoff ?? PUSH_BACKOFF;
+  let wanted = 0; // requests made
+  let done = 0; // requests covered by a successful push
+  let running: Promise<void> | null = null;
+  let failures = 0;
+  let retry: NodeJS.Timeout | null = null;
+  let closed = false;
+  let held: RunEvent | null = null;
+
+  const pushOnce = async (): Promise<void> => {
+    const covering = wanted;
+    try {
+      await waitForQuietRecord(config.paths.state, config.settleMs ?? 5_000);
+      await writeRecord(config.ctx, config.paths, {
+        format: RECORD_FORMAT,
+        change: config.change,
+        host: hostname(),
+        writtenAt: new Date().toISOString(),
+      });
+      const pushed = await pushRun(config.ctx, config.remote, config.change);
+      if (!pushed.ok) throw new Error(pushed.message);
+      done = Math.max(done, covering);
+      config.next({
+        type: 'remote.pushed',
+        remote: config.remote,
+        refs: pushed.refs.filter((r) => r.flag !== '=').length,
+        ...(failures > 0 ? { caughtUpAfter: failures } : {}),
+      });
+      failures = 0;
+    } catch (error) {
+      failures += 1;
+      const retryInMs = Math.min(backoff.maxMs, backoff.firstMs * 2 ** (failures - 1));
+      config.next({
+        type: 'remote.push-failed',
+        remote: config.remote,
+        message: messageOf(error),
+        failures,
+        retryInMs: closed ? null : retryInMs,
+      });
+      if (!closed) scheduleRetry(retryInMs);
+    }
+  };
+
+  const scheduleRetry = (ms: number): void => {
+    if (retry !== null) return;
+    retry = setTimeout(() => {
+      retry = null;
+      kick().catch(() => undefined); // pushOnce reports its own failures
+    }, ms);
+    retry.unref();
+  };
+
+  const kick = (): Promise<void> => {
+    if (running !== null) return running;
+    if (done >= wanted) return Promise.resolve();
+    running = (async () => {
+      try {
+        // While a push runs, new requests wait for it, then the next push covers them all.
+        while (done < wanted && !(failures > 0 && retry !== null)) {
+          const before = failures;
+          await pushOnce();
+          if (failures > before) break;
+        }
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+
+  const flush = async (): Promise<boolean> => {
+    if (wanted === done) wanted += 1;
+    if (retry !== null) {
+      clearTimeout(retry);
+      retry = null;
+    }
+    await running;
+    await kick();
+    return done >= wanted;
+  };
+
+  const passFinished = (): void => {
+    if (held === null) return;
+    const event = held;
+    held = null;
+    config.next(event);
+  };
+
+  return {
+    emit: (event) => {
+      if (event.type === 'run.finished') {
+        held = event;
+        wanted += 1;
+        return;
+      }
+      config.next(event);
+      if (PUSHED_AFTER.has(event.type)) {
+        wanted += 1;
+        if (retry === null) kick().catch(() => undefined);
+      }
+    },
+    flush,
+    settled: async () => {
+      if (held !== null) {
+        await flush();
+        passFinished();
+      }
+      await running;
+    },
+    close: () => {
+      closed = true;
+      if (retry !== null) clearTimeout(retry);
+      retry = null;
+    },
+  };
+}
+
+/**
+ * Waits (briefly) until the run state records no git sequence half-way: a record pushed then
+ * would name a checkpoint the branch has already left, or one it has not reached yet.
+ */
+async function waitForQuietRecord(stateFile: string, settleMs: number): Promise<void> {
+  const until = Date.now() + settleMs;
+  for (;;) {
+    const state = await readRunState(stateFile).catch(() => null);
+    if (state === null || state.step === null || Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
