@@ -91,6 +91,13 @@ export class RecordedRun {
     });
   }
 
+  /** The remote the run pushes to (`--push`), kept for `resume`; null: local only. */
+  async recordRemote(push: string | null): Promise<void> {
+    await this.update((draft) => {
+      draft.remote = push === null ? null : { push };
+    });
+  }
+
   /** The answer to the run's open question (`resume --answer`), kept until its story is accepted. */
   async recordAnswer(answer: string): Promise<void> {
     await this.update((draft) => recordAnswer(draft, answer));

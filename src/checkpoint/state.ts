@@ -134,6 +134,14 @@ export const runStateSchema = z.object({
    * written before it existed.
    */
   question: questionSchema.nullable().optional(),
+  /**
+   * `--push <remote>`: the remote the run's refs and record go to, so that a `resume` without
+   * `--push` keeps pushing there; absent or null for a run kept on this machine only.
+   */
+  remote: z
+    .object({ push: z.string().min(1) })
+    .nullable()
+    .optional(),
   /** The usage-limit wait going on; absent or null when none is (records before it existed). */
   wait: waitSchema.nullable().optional(),
 });

@@ -223,6 +223,19 @@ export type RunEvent =
       attemptRefs: number;
     }
   | {
+      /** `--push`: the change is claimed on the remote (before `run.started`). */
+      type: 'claim.taken';
+      remote: string;
+      /** The claim it replaced (stale, or of a dead process of this host); null when unreadable. */
+      tookOverFrom?: { host: string; pid: number; heartbeatAt: string } | null;
+    }
+  | {
+      /** `--push`: another machine took the claim over; this run stops and pushes nothing more. */
+      type: 'claim.lost';
+      remote: string;
+      holder: string;
+    }
+  | {
       /** `--push`: the run's refs and record reached the remote. */
       type: 'remote.pushed';
       remote: string;

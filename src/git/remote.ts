@@ -60,7 +60,11 @@ export async function pushRefs(
   const leases = updates
     .filter((u) => u.expect !== undefined)
     .map((u) => `--force-with-lease=${u.dst}:${u.expect ?? ''}`);
-  const specs = updates.map((u) => `${u.force === true ? '+' : ''}${u.src}:${u.dst}`);
+  // A leased ref is forced by its lease alone: a `+` on its refspec would override the lease
+  // (git pushes it whatever the remote has), which is exactly what a lease is there to prevent.
+  const specs = updates.map(
+    (u) => `${u.force === true && u.expect === undefined ? '+' : ''}${u.src}:${u.dst}`,
+  );
   const result = await git(
     ctx,
     [

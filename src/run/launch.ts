@@ -3,7 +3,7 @@ import { createBackend } from '../agents/index.js';
 import { assertRunPreflight } from '../agents/preflight.js';
 import type { Change } from '../core/change.js';
 import { countStories } from '../core/change.js';
-import { UsageError } from '../core/errors.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
 import type { RunEvent } from '../core/events.js';
 import { openRun, startRun, type CheckpointRun, type ForcedSave } from '../checkpoint/index.js';
 import { ralphBranch } from '../checkpoint/paths.js';
@@ -20,7 +20,7 @@ import {
 import type { RunOptions } from './options.js';
 import { runLoop, type ChooseCompletion, type LoopDeps, type LoopResult } from './orchestrator.js';
 import { assertAnswerFits } from './question.js';
-import { RemoteSession } from './remote-session.js';
+import { pushTarget, RemoteSession } from './remote-session.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
 import { promptPaths, storiesReader, verifyPlan } from './setup.js';
@@ -96,9 +96,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
     // Claimed before anything changes: another machine's run of the change is a refusal.
-    if (options.push !== null) {
+    const pushTo = await pushTarget(req.mode, options.push, where);
+    if (pushTo !== null) {
       remote = await RemoteSession.open({
-        remote: options.push,
+        remote: pushTo,
         change: req.change,
         cwd: specRoot,
         commandTimeoutMs: options.commandTimeoutMs,
@@ -152,16 +153,22 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     }
     leaveStart?.();
     hooks.onRun?.(run);
+    if ((run.state.remote?.push ?? null) !== pushTo) await run.recordRemote(pushTo);
     const emit = remote === null ? hooks.emit : remote.attach(run, hooks.emit);
+    const lost = remote?.lost;
     const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
       run,
       backend,
       emit,
-      chooseCompletion: hooks.chooseCompletion,
-      stop: hooks.stop,
+      // A claim lost to another machine stops the run at once and leaves it recorded.
+      chooseCompletion: (outcome) =>
+        lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome),
+      stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
       notice: hooks.notice,
       ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
     });
+    const lostMessage = remote?.lostMessage ?? null;
+    if (lostMessage !== null) throw new RuntimeError(lostMessage);
     return result.exitCode;
   } finally {
     leaveStart?.();

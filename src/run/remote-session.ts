@@ -1,16 +1,24 @@
 import type { RunEvent } from '../core/events.js';
+import { messageOf } from '../core/error-details.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
+import { runPaths } from '../checkpoint/paths.js';
 import { engineContext, notInRepo } from '../checkpoint/run-git.js';
+import { readRunState } from '../checkpoint/state.js';
 import { remoteContext } from '../git/remote.js';
 import { locateRepo } from '../git/repo.js';
 import type { GitContext } from '../git/git.js';
-import { deleteClaim } from '../remote/claim.js';
-import { acquireClaim, type TakenClaim } from './remote-claim.js';
+import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../remote/claim.js';
+import { acquireClaim, assertRemoteKnown, type TakenClaim } from './remote-claim.js';
 import { createRemoteSync, type RemoteSync } from './remote-sync.js';
 
 /** How long one push, fetch or claim may take: the command timeout, but never under 2 minutes. */
 export function remoteTimeoutMs(commandTimeoutMs: number): number {
   return Math.max(commandTimeoutMs, 120_000);
+}
+
+/** How often a held claim's heartbeat is refreshed: a third of the TTL, at most 5 minutes. */
+export function heartbeatEveryMs(claimTtlMs: number): number {
+  return Math.max(250, Math.min(Math.floor(claimTtlMs / 3), 5 * 60_000));
 }
 
 export interface RemoteSessionRequest {
@@ -25,17 +33,27 @@ export interface RemoteSessionRequest {
 }
 
 /**
- * `--push <remote>` around one run: the claim taken before anything changes, the pushes after
- * every step while the run goes, the last push and the claim's release at its end.
+ * `--push <remote>` around one run (docs/contract.md, "Claims"): the claim taken before
+ * anything changes and its heartbeat refreshed while the run goes, the pushes after every step,
+ * the last push and the claim's release at its end. A claim another machine took over is lost:
+ * `lost` is aborted, the run stops at once, and this process pushes nothing more.
  */
 export class RemoteSession {
   private sync: RemoteSync | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private beating: Promise<void> = Promise.resolve();
+  private held: HeldClaim;
+  private readonly lostController = new AbortController();
+  private lostTo: string | null = null;
+  private emit: ((event: RunEvent) => void) | null = null;
 
   private constructor(
     private readonly req: RemoteSessionRequest,
     private readonly ctx: GitContext,
     readonly claim: TakenClaim,
-  ) {}
+  ) {
+    this.held = claim.held;
+  }
 
   /** Claims the change on the remote; refuses (exit 1) when another machine holds it. */
   static async open(req: RemoteSessionRequest): Promise<RemoteSession> {
@@ -44,13 +62,28 @@ export class RemoteSession {
     if (repo === null) throw notInRepo(req.cwd);
     // Claims, records and pushes touch no work tree: one context of the repository serves all.
     const ctx = remoteContext(engineContext(repo, engine), remoteTimeoutMs(req.commandTimeoutMs));
+    await assertRemoteKnown(ctx, req.remote);
     const claim = await acquireClaim(ctx, req.remote, req.change, req.claimTtlMs);
     if (claim.tookOver !== null) {
+      const from = claim.tookOver.info;
       req.notice(
-        `warning: took over the claim on ${req.remote} of ${claim.tookOver.info?.host ?? 'an unknown machine'}, whose heartbeat was older than --claim-ttl`,
+        `warning: took over the claim of ${req.change} on ${req.remote} from ${from === null ? 'an unreadable claim' : `${from.host} (pid ${from.pid}), whose heartbeat was ${from.heartbeatAt}`}: ${claim.reason}`,
       );
     }
-    return new RemoteSession(req, ctx, claim);
+    const session = new RemoteSession(req, ctx, claim);
+    session.startHeartbeat();
+    return session;
+  }
+
+  /** Aborted when another machine took the claim over: the run must stop. */
+  get lost(): AbortSignal {
+    return this.lostController.signal;
+  }
+
+  /** The one line that says the claim was lost, or null while it is held. */
+  get lostMessage(): string | null {
+    if (this.lostTo === null) return null;
+    return `the claim of ${this.req.change} on ${this.req.remote} was taken over by ${this.lostTo}: this machine stopped the run and pushes nothing more (\`ralphtool resume ${this.req.change} --from ${this.req.remote}\` on that machine's side continues it)`;
   }
 
   /** The run's event stream with a push after every step (once the run exists). */
@@ -61,27 +94,128 @@ export class RemoteSession {
       ctx: this.ctx,
       paths: run.paths,
       next,
+      claimSha: () => this.held.sha,
+      onClaimRefused: () => {
+        this.beating = this.beating.then(() => this.checkClaim());
+      },
+    });
+    this.emit = this.sync.emit;
+    const from = this.claim.tookOver?.info ?? null;
+    next({
+      type: 'claim.taken',
+      remote: this.req.remote,
+      ...(this.claim.tookOver === null
+        ? {}
+        : {
+            tookOverFrom:
+              from === null
+                ? null
+                : { host: from.host, pid: from.pid, heartbeatAt: from.heartbeatAt },
+          }),
     });
     return this.sync.emit;
   }
 
   /** The last push tried (a held `run.finished` passed on), then the claim released. */
   async end(): Promise<void> {
+    this.stopHeartbeat();
+    await this.beating;
     if (this.sync !== null) {
       await this.sync.settled();
       this.sync.close();
     }
+    if (this.lostTo !== null) return;
     try {
-      const released = await deleteClaim(this.ctx, this.claim.held);
+      const released = await deleteClaim(this.ctx, this.held);
       if (!released) {
         this.req.notice(
-          `warning: the claim on ${this.req.remote} was no longer this machine's when the run ended (another machine took it over)`,
+          `warning: the claim of ${this.req.change} on ${this.req.remote} was no longer this machine's when the run ended (another machine took it over)`,
         );
       }
     } catch (error) {
       this.req.notice(
-        `warning: could not release the claim on ${this.req.remote}: ${error instanceof Error ? error.message : String(error)}; it expires after --claim-ttl`,
+        `warning: could not release the claim of ${this.req.change} on ${this.req.remote}: ${messageOf(error)}; another machine may take it over after --claim-ttl`,
       );
     }
   }
+
+  private startHeartbeat(): void {
+    this.heartbeat = setInterval(() => {
+      this.beating = this.beating.then(() => this.beat());
+    }, heartbeatEveryMs(this.req.claimTtlMs));
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat !== null) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** One heartbeat: the claim pushed again with a fresh time, only if it is still ours. */
+  private async beat(): Promise<void> {
+    if (this.heartbeat === null || this.lostTo !== null) return;
+    const info = { ...this.held.info, heartbeatAt: new Date().toISOString() };
+    try {
+      const held = await pushClaim(this.ctx, this.req.remote, info, this.held.sha);
+      if (held !== null) {
+        this.held = held;
+        return;
+      }
+      const now = await readRemoteClaim(this.ctx, this.req.remote, this.req.change).catch(
+        () => null,
+      );
+      this.loseTo(
+        now?.info
+          ? `${now.info.host} (pid ${now.info.pid})`
+          : 'another machine (or it was deleted)',
+      );
+    } catch (error) {
+      // Unreachable for a moment: the next heartbeat tries again; the TTL is three of them.
+      this.req.notice(
+        `warning: could not refresh the claim of ${this.req.change} on ${this.req.remote}: ${messageOf(error)}`,
+      );
+    }
+  }
+
+  /** After a push refused on the claim: lost unless the remote's claim is still ours. */
+  private async checkClaim(): Promise<void> {
+    if (this.lostTo !== null) return;
+    const now = await readRemoteClaim(this.ctx, this.req.remote, this.req.change).catch(
+      () => undefined,
+    );
+    if (now === undefined || now?.sha === this.held.sha) return;
+    this.loseTo(
+      now?.info ? `${now.info.host} (pid ${now.info.pid})` : 'nobody (the claim was deleted)',
+    );
+  }
+
+  private loseTo(holder: string): void {
+    this.lostTo = holder;
+    this.stopHeartbeat();
+    this.sync?.disable();
+    this.emit?.({ type: 'claim.lost', remote: this.req.remote, holder });
+    this.lostController.abort();
+  }
+}
+
+/**
+ * Where a run pushes: `--push` when given; for `resume`, else the remote the run recorded
+ * (a run started with `--push` keeps pushing there, as it keeps its budget); null: nowhere.
+ */
+export async function pushTarget(
+  mode: 'start' | 'resume',
+  push: string | null,
+  where: { specRoot: string; change: string; timeoutMs: number; env: NodeJS.ProcessEnv },
+): Promise<string | null> {
+  if (push !== null || mode === 'start') return push;
+  const repo = await locateRepo({
+    cwd: where.specRoot,
+    timeoutMs: where.timeoutMs,
+    baseEnv: where.env,
+  });
+  if (repo === null) return null;
+  const state = await readRunState(runPaths(repo.gitCommonDir, where.change).state).catch(
+    () => null,
+  );
+  return state?.remote?.push ?? null;
 }

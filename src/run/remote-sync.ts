@@ -4,6 +4,7 @@ import { messageOf } from '../core/error-details.js';
 import type { GitContext } from '../git/git.js';
 import type { RunPaths } from '../checkpoint/paths.js';
 import { readRunState } from '../checkpoint/state.js';
+import { claimRef } from '../remote/names.js';
 import { pushRun } from '../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../remote/record.js';
 
@@ -39,6 +40,10 @@ export interface RemoteSyncConfig {
   /** Where events go on. */
   next: (event: RunEvent) => void;
   backoff?: { firstMs: number; maxMs: number };
+  /** The claim commit this machine holds now: every push is refused once it is not the remote's. */
+  claimSha?: () => string;
+  /** A push was refused on the claim: the session checks whether it was lost. */
+  onClaimRefused?: () => void;
   /** How long a push waits while the record says a git sequence is half-way. */
   settleMs?: number;
 }
@@ -52,6 +57,8 @@ export interface RemoteSync {
   settled: () => Promise<void>;
   /** No more retries (the process is ending). */
   close: () => void;
+  /** No more pushes at all (the claim was lost: the remote's refs are another machine's now). */
+  disable: () => void;
 }
 
 export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
@@ -62,7 +69,9 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
   let failures = 0;
   let retry: NodeJS.Timeout | null = null;
   let closed = false;
+  let disabled = false;
   let held: RunEvent | null = null;
+  let finalPush = false;
 
   const pushOnce = async (): Promise<void> => {
     const covering = wanted;
@@ -74,8 +83,13 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         host: hostname(),
         writtenAt: new Date().toISOString(),
       });
-      const pushed = await pushRun(config.ctx, config.remote, config.change);
-      if (!pushed.ok) throw new Error(pushed.message);
+      const pushed = await pushRun(config.ctx, config.remote, config.change, config.claimSha?.());
+      if (!pushed.ok) {
+        if (pushed.refs.some((r) => r.flag === '!' && r.dst === claimRef(config.change))) {
+          config.onClaimRefused?.();
+        }
+        throw new Error(pushed.message);
+      }
       done = Math.max(done, covering);
       config.next({
         type: 'remote.pushed',
@@ -92,9 +106,9 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         remote: config.remote,
         message: messageOf(error),
         failures,
-        retryInMs: closed ? null : retryInMs,
+        retryInMs: closed || finalPush ? null : retryInMs,
       });
-      if (!closed) scheduleRetry(retryInMs);
+      if (!closed && !finalPush) scheduleRetry(retryInMs);
     }
   };
 
@@ -109,11 +123,11 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
 
   const kick = (): Promise<void> => {
     if (running !== null) return running;
-    if (done >= wanted) return Promise.resolve();
+    if (done >= wanted || disabled) return Promise.resolve();
     running = (async () => {
       try {
         // While a push runs, new requests wait for it, then the next push covers them all.
-        while (done < wanted && !(failures > 0 && retry !== null)) {
+        while (done < wanted && !disabled && !(failures > 0 && retry !== null)) {
           const before = failures;
           await pushOnce();
           if (failures > before) break;
@@ -158,11 +172,17 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     },
     flush,
     settled: async () => {
-      if (held !== null) {
-        await flush();
-        passFinished();
-      }
+      // The run's end: one last push whatever was pushed before (its state is the final one).
+      finalPush = true;
+      if (!disabled) await flush();
+      passFinished();
       await running;
+    },
+    disable: () => {
+      disabled = true;
+      closed = true;
+      if (retry !== null) clearTimeout(retry);
+      retry = null;
     },
     close: () => {
       closed = true;

@@ -9,7 +9,7 @@ afterEach(() => {
   world = undefined;
 });
 
-describe('run --push origin', () => {
+describe('run --push origin', { timeout: 240_000 }, () => {
   it('puts the branch, the saved attempts and the record on the remote, and releases the claim', async () => {
     world = new RemoteWorld(CHANGE, stories(2));
     const w = world.scenario({

@@ -166,6 +166,16 @@ export class ProgressPrinter {
         return event.results.map((r) =>
           r.passed ? s.dim(detail(baselineNote(r))) : s.yellow(detail(baselineNote(r))),
         );
+      case 'claim.taken':
+        return [
+          s.dim(
+            `  claimed on ${event.remote}${event.tookOverFrom === undefined ? '' : ' (taken over)'}`,
+          ),
+        ];
+      case 'claim.lost':
+        return [
+          s.red(`error: the claim on ${event.remote} was taken over by ${event.holder}: stopping`),
+        ];
       case 'remote.pushed':
         // Each step's push is silent; only the end of an outage is said.
         return event.caughtUpAfter === undefined

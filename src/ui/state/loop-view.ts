@@ -290,7 +290,13 @@ function applyEvent(
     case 'verify.baseline':
       return next;
     case 'remote.pushed':
+    case 'claim.taken':
       return next;
+    case 'claim.lost': {
+      const message = `the claim on ${oneLine(event.remote)} was taken over by ${oneLine(event.holder)}`;
+      const errors = [...view.errors, { message, fatal: true, at }];
+      return { ...next, errors: errors.slice(-MAX_ERRORS) };
+    }
     case 'remote.push-failed': {
       const message = `push to ${oneLine(event.remote)} failed (${event.failures} in a row): ${oneLine(event.message)}`;
       const errors = [...view.errors, { message, fatal: false, at }];
