@@ -38,17 +38,21 @@ export interface RecordAbout {
 export async function writeRecord(
   ctx: GitContext,
   paths: RunPaths,
-  about: RecordAbout,
+  about: RecordAbout & { stateText?: string },
 ): Promise<string | null> {
-  if (!existsSync(paths.state)) return null;
+  if (about.stateText === undefined && !existsSync(paths.state)) return null;
   const scratch = join(paths.dir, 'record-scratch');
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   try {
+    const { stateText, ...said } = about;
     const aboutFile = join(scratch, RECORD_FILES.about);
-    await writeFile(aboutFile, `${JSON.stringify(about, null, 2)}\n`);
+    await writeFile(aboutFile, `${JSON.stringify(said, null, 2)}\n`);
+    // The state as the caller read it (the branch is pushed at the checkpoint it names).
+    const stateFile = stateText === undefined ? paths.state : join(scratch, RECORD_FILES.state);
+    if (stateText !== undefined) await writeFile(stateFile, stateText);
     const top: { name: string; file: string }[] = [
-      { name: RECORD_FILES.state, file: paths.state },
+      { name: RECORD_FILES.state, file: stateFile },
       { name: RECORD_FILES.about, file: aboutFile },
     ];
     if (existsSync(paths.learnings))

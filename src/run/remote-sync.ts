@@ -3,7 +3,8 @@ import type { RunEvent, RunEventType } from '../core/events.js';
 import { messageOf } from '../core/error-details.js';
 import type { GitContext } from '../git/git.js';
 import type { RunPaths } from '../checkpoint/paths.js';
-import { readRunState } from '../checkpoint/state.js';
+import { readFile } from 'node:fs/promises';
+import { parseRunState, type RunState } from '../checkpoint/state.js';
 import { claimRef } from '../remote/names.js';
 import { pushRun } from '../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../remote/record.js';
@@ -76,14 +77,19 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
   const pushOnce = async (): Promise<void> => {
     const covering = wanted;
     try {
-      await waitForQuietRecord(config.paths.state, config.settleMs ?? 5_000);
+      const quiet = await readQuietState(config.paths.state, config.settleMs ?? 5_000);
+      if (quiet === null) return;
       await writeRecord(config.ctx, config.paths, {
         format: RECORD_FORMAT,
         change: config.change,
         host: hostname(),
         writtenAt: new Date().toISOString(),
+        stateText: quiet.text,
       });
-      const pushed = await pushRun(config.ctx, config.remote, config.change, config.claimSha?.());
+      const pushed = await pushRun(config.ctx, config.remote, config.change, {
+        branchAt: quiet.state.checkpointSha,
+        ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
+      });
       if (!pushed.ok) {
         if (pushed.refs.some((r) => r.flag === '!' && r.dst === claimRef(config.change))) {
           config.onClaimRefused?.();
@@ -193,14 +199,20 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
 }
 
 /**
- * Waits (briefly) until the run state records no git sequence half-way: a record pushed then
- * would name a checkpoint the branch has already left, or one it has not reached yet.
+ * Reads the run state, waiting (briefly) while it records a git sequence half-way: a record
+ * pushed then would name a checkpoint the branch has already left, or one it has not reached
+ * yet. Returns the text read (the record holds exactly it) and what it says.
  */
-async function waitForQuietRecord(stateFile: string, settleMs: number): Promise<void> {
+async function readQuietState(
+  stateFile: string,
+  settleMs: number,
+): Promise<{ text: string; state: RunState } | null> {
   const until = Date.now() + settleMs;
   for (;;) {
-    const state = await readRunState(stateFile).catch(() => null);
-    if (state === null || state.step === null || Date.now() >= until) return;
+    const text = await readFile(stateFile, 'utf8').catch(() => null);
+    if (text === null) return null;
+    const state = parseRunState(text, stateFile);
+    if (state.step === null || Date.now() >= until) return { text, state };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
