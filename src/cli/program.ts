@@ -124,6 +124,10 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       "also delete the run's attempt refs (but the one saving what finish found) and its folder",
     )
     .option('--command-timeout <seconds>', 'limit for each git command (default: 30)')
+    .option(
+      '--from <remote>',
+      'fetch the run from this git remote first (a run that ran on another machine), then end it here',
+    )
     .action(async (change: string, opts: FinishFlags, cmd: Command) => {
       const { finishCommand } = await import('./commands/finish.js');
       setExit(await finishCommand(io, { cwd: cwdOf(cmd), change, flags: opts }));

@@ -21,6 +21,7 @@ import type { RunOptions } from './options.js';
 import { runLoop, type ChooseCompletion, type LoopDeps, type LoopResult } from './orchestrator.js';
 import { assertAnswerFits } from './question.js';
 import { pushTarget, RemoteSession } from './remote-session.js';
+import { fetchRunFrom } from '../remote/fetch-run.js';
 import { repairNotice } from './repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from './session.js';
 import { promptPaths, storiesReader, verifyPlan } from './setup.js';
@@ -96,7 +97,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
     // Claimed before anything changes: another machine's run of the change is a refusal.
-    const pushTo = await pushTarget(req.mode, options.push, where);
+    const pushTo = await pushTarget(req.mode, options.push ?? options.from, where);
     if (pushTo !== null) {
       remote = await RemoteSession.open({
         remote: pushTo,
@@ -107,6 +108,18 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         env: req.env,
         notice: hooks.notice,
       });
+    }
+    // `resume --from`: the run recorded on the remote becomes this machine's, once claimed.
+    if (req.mode === 'resume' && options.from !== null) {
+      const fetched = await fetchRunFrom({
+        cwd: specRoot,
+        remote: options.from,
+        change: req.change,
+        timeoutMs: options.commandTimeoutMs,
+        env: req.env,
+        command: 'resume',
+      });
+      for (const note of fetched.notes) hooks.notice(note);
     }
     let run: CheckpointRun;
     if (req.mode === 'start') {

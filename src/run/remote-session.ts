@@ -1,7 +1,7 @@
 import type { RunEvent } from '../core/events.js';
 import { messageOf } from '../core/error-details.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
-import { runPaths } from '../checkpoint/paths.js';
+import { runPaths, type RunPaths } from '../checkpoint/paths.js';
 import { engineContext, notInRepo } from '../checkpoint/run-git.js';
 import { readRunState } from '../checkpoint/state.js';
 import { remoteContext } from '../git/remote.js';
@@ -114,6 +114,27 @@ export class RemoteSession {
           }),
     });
     return this.sync.emit;
+  }
+
+  /**
+   * For a command that ends a run without a loop (`finish --from`): one push of the run's refs
+   * and record as they are now, its failure said as a warning.
+   */
+  attachQuiet(paths: RunPaths): void {
+    this.sync = createRemoteSync({
+      remote: this.req.remote,
+      change: this.req.change,
+      ctx: this.ctx,
+      paths,
+      next: (event) => {
+        if (event.type === 'remote.push-failed') {
+          this.req.notice(
+            `warning: could not push the run's end to ${this.req.remote}: ${event.message}`,
+          );
+        }
+      },
+      claimSha: () => this.held.sha,
+    });
   }
 
   /** The last push tried (a held `run.finished` passed on), then the claim released. */

@@ -1,7 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { openRun } from '../../checkpoint/index.js';
-import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
+import { DEFAULT_RUN_OPTIONS, REMOTE_DEFAULTS } from '../../run/options.js';
+import { runPaths, type RunPaths } from '../../checkpoint/paths.js';
+import { locateRepo } from '../../git/repo.js';
+import { fetchRunFrom } from '../../remote/fetch-run.js';
+import { RemoteSession } from '../../run/remote-session.js';
+import { remoteName } from '../remote-flags.js';
 import { finishRecordedRun } from '../../run/finish-run.js';
 import { lockSession } from '../../run/session.js';
 import { isHomeRun, pruneHomeWorktree } from '../../run/prune-home.js';
@@ -14,6 +19,7 @@ export interface FinishFlags {
   keep?: boolean;
   prune?: boolean;
   commandTimeout?: string;
+  from?: string;
 }
 
 /**
@@ -36,6 +42,53 @@ export async function finishCommand(
       : parsePositiveDuration(opts.flags.commandTimeout, '--command-timeout');
   assertDirectory(opts.cwd);
   const retry = `finish ${opts.change}${cleanup ? ' --cleanup' : ''}${keep ? ' --keep' : ''}${prune ? ' --prune' : ''}`;
+  let written: string[];
+  const from = opts.flags.from === undefined ? null : remoteName(opts.flags.from, '--from');
+  if (from !== null && pruneOnly) {
+    throw new UsageError(
+      'finish --from needs --cleanup or --keep: it ends the run fetched from the remote',
+    );
+  }
+  // `--from`: the run recorded on the remote is claimed, fetched and ended here.
+  const remote =
+    from === null
+      ? null
+      : await RemoteSession.open({
+          remote: from,
+          change: opts.change,
+          cwd: opts.cwd,
+          commandTimeoutMs: timeoutMs,
+          claimTtlMs: REMOTE_DEFAULTS.claimTtlMs,
+          env: io.env,
+          notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
+        });
+  try {
+    if (remote !== null && from !== null) {
+      const fetched = await fetchRunFrom({
+        cwd: opts.cwd,
+        remote: from,
+        change: opts.change,
+        timeoutMs,
+        env: io.env,
+        command: 'finish',
+      });
+      for (const note of fetched.notes) io.stderr.write(`ralphtool: ${note}\n`);
+      remote.attachQuiet(await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env));
+    }
+    written = await finishHere(io, opts, { cleanup, keep, pruneOnly, timeoutMs, retry });
+  } finally {
+    await remote?.end();
+  }
+  if (prune) await pruneRun(io, { cwd: opts.cwd, change: opts.change, timeoutMs, retry }, written);
+  return 0;
+}
+
+async function finishHere(
+  io: CommandIO,
+  opts: { cwd: string; change: string },
+  at: { cleanup: boolean; keep: boolean; pruneOnly: boolean; timeoutMs: number; retry: string },
+): Promise<string[]> {
+  const { cleanup, pruneOnly, timeoutMs, retry } = at;
   let written: string[] = [];
   if (!pruneOnly) {
     const done = await finishRecordedRun({
@@ -50,8 +103,18 @@ export async function finishCommand(
     io.stderr.write(`ralphtool: ${done.message}\n`);
     written = done.written;
   }
-  if (prune) await pruneRun(io, { cwd: opts.cwd, change: opts.change, timeoutMs, retry }, written);
-  return 0;
+  return written;
+}
+
+async function runPathsOf(
+  cwd: string,
+  change: string,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv,
+): Promise<RunPaths> {
+  const repo = await locateRepo({ cwd, timeoutMs, baseEnv: env });
+  if (repo === null) throw new UsageError(`${cwd} is not inside a git work tree`);
+  return runPaths(repo.gitCommonDir, change);
 }
 
 /**

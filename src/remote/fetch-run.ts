@@ -1,0 +1,160 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { RuntimeError, UsageError } from '../core/errors.js';
+import { ralphBranch, runPaths, attemptRefPrefix } from '../checkpoint/paths.js';
+import { engineContext, notInRepo } from '../checkpoint/run-git.js';
+import { parseRunState, writeRunState, type RunState } from '../checkpoint/state.js';
+import { git, gitOut, type GitContext } from '../git/git.js';
+import { fetchRefs, listRemoteRefs, remoteContext } from '../git/remote.js';
+import { branchSha, locateRepo, type RepoLocation } from '../git/repo.js';
+import { recordRef } from './names.js';
+import { RECORD_FILES, RECORD_FORMAT, readRecordFile } from './record.js';
+
+// `resume --from <remote>` and `finish --from <remote>` (docs/contract.md, "Continue anywhere"):
+// a run recorded on the remote becomes this machine's run: its branch, saved attempts and record
+// fetched, its run folder rebuilt from the record for this work tree, the work tree switched to
+// the branch at the recorded checkpoint. Every refusal comes before anything changes.
+
+export interface FetchRunRequest {
+  /** A directory of this machine's work tree. */
+  cwd: string;
+  remote: string;
+  change: string;
+  timeoutMs: number;
+  env: NodeJS.ProcessEnv;
+  /** What the fetched run is for: a refusal's words differ. */
+  command: 'resume' | 'finish';
+}
+
+/** The run as rebuilt here: its state, and notes for the user. */
+export interface FetchedRun {
+  state: RunState;
+  notes: string[];
+}
+
+export async function fetchRunFrom(req: FetchRunRequest): Promise<FetchedRun> {
+  const engine = { timeoutMs: req.timeoutMs, baseEnv: req.env };
+  const repo = await locateRepo({ cwd: req.cwd, ...engine });
+  if (repo === null) throw notInRepo(req.cwd);
+  const ctx = remoteContext(engineContext(repo, engine), Math.max(req.timeoutMs, 120_000));
+  const paths = runPaths(repo.gitCommonDir, req.change);
+  if (existsSync(paths.state)) {
+    throw new UsageError(
+      `a run of ${req.change} is already recorded in this repository: \`ralphtool ${req.command} ${req.change}\` (without --from) carries it on here, or \`ralphtool finish ${req.change} --keep --prune\` ends it before fetching the remote's`,
+    );
+  }
+  await assertCleanTree(ctx, req.change);
+  const branch = ralphBranch(req.change);
+  const record = recordRef(req.change);
+  const listed = await listRemoteRefs(ctx, req.remote, [record, `refs/heads/${branch}`]);
+  if ('error' in listed) {
+    throw new RuntimeError(
+      `cannot reach the remote ${JSON.stringify(req.remote)}: ${listed.error} (check \`git ls-remote ${req.remote}\`)`,
+    );
+  }
+  if (!listed.refs.has(record)) {
+    throw new RuntimeError(
+      `no run of ${req.change} is recorded on ${req.remote} (no ${record}): \`ralphtool status --remote ${req.remote}\` lists the runs there`,
+    );
+  }
+  if (!listed.refs.has(`refs/heads/${branch}`)) {
+    throw new RuntimeError(
+      `${req.remote} has the record of ${req.change} but not its branch ${branch}: the run there ended with a cleanup, or the branch was deleted; nothing to continue`,
+    );
+  }
+  const attempts = `${attemptRefPrefix(req.change)}*`;
+  const fetched = await fetchRefs(ctx, req.remote, [
+    `+refs/heads/${branch}:refs/heads/${branch}`,
+    `+${attempts}:${attempts}`,
+    `+${record}:${record}`,
+  ]);
+  if (!fetched.ok) {
+    throw new RuntimeError(
+      `could not fetch the run of ${req.change} from ${req.remote}: ${fetched.error}`,
+    );
+  }
+  return rebuild(ctx, repo, req, branch);
+}
+
+/** The run folder written from the record, for this machine and work tree. */
+async function rebuild(
+  ctx: GitContext,
+  repo: RepoLocation,
+  req: FetchRunRequest,
+  branch: string,
+): Promise<FetchedRun> {
+  const record = recordRef(req.change);
+  const about = await readRecordFile(ctx, record, RECORD_FILES.about);
+  const format = about === null ? null : (JSON.parse(about) as { format?: unknown }).format;
+  if (format !== RECORD_FORMAT) {
+    throw new RuntimeError(
+      `the record of ${req.change} on ${req.remote} is in a format this ralphtool does not read (${String(format)}): upgrade ralphtool`,
+    );
+  }
+  const text = await readRecordFile(ctx, record, RECORD_FILES.state);
+  if (text === null)
+    throw new RuntimeError(`the record of ${req.change} on ${req.remote} has no state.json`);
+  const recorded = parseRunState(text, `${req.remote}:${record}:${RECORD_FILES.state}`);
+  if (recorded.status === 'finished') {
+    throw new UsageError(
+      `the run of ${req.change} recorded on ${req.remote} is finished (${recorded.choice ?? 'ended'}): nothing to ${req.command}`,
+    );
+  }
+  const tip = await gitOut(ctx, ['rev-parse', `refs/heads/${branch}`]);
+  if (recorded.checkpointSha === null || recorded.baseSha === null) {
+    throw new RuntimeError(
+      `the run of ${req.change} on ${req.remote} was recorded before its start ended: start it again with \`ralphtool run ${req.change} --push ${req.remote} --force\``,
+    );
+  }
+  if (recorded.checkpointSha !== tip) {
+    throw new RuntimeError(
+      `the record of ${req.change} on ${req.remote} names checkpoint ${recorded.checkpointSha.slice(0, 12)} but its branch is at ${tip.slice(0, 12)}: the branch was moved by hand; put it back (\`git push ${req.remote} ${recorded.checkpointSha}:refs/heads/${branch} --force\`) and try again`,
+    );
+  }
+  const notes: string[] = [];
+  const original = recorded.originalBranch;
+  if (original.kind === 'branch' && (await branchSha(ctx, original.name)) === null) {
+    // The cleanup goes back there: made where the run started from.
+    const at = recorded.originalSha ?? recorded.baseSha;
+    await git(ctx, ['branch', '--', original.name, at], {
+      context: `could not create ${original.name}`,
+    });
+    notes.push(`created ${original.name} at ${at.slice(0, 12)}, the commit the run started from`);
+  }
+  // Recorded as this machine's run in this work tree; what belonged to the other machine (its
+  // processes, its worktree) is left behind. The attempt that was going on there counts (it was
+  // counted when it began) and its story starts over from the checkpoint.
+  const state: RunState = {
+    ...recorded,
+    worktree: { root: repo.root, gitDir: repo.gitDir },
+    host: hostname(),
+    pid: null,
+    agentPgid: null,
+    agentIdentity: null,
+    step: null,
+    remote: { push: req.remote },
+  };
+  delete state.home;
+  const paths = runPaths(repo.gitCommonDir, req.change);
+  await mkdir(paths.dir, { recursive: true });
+  const learnings = await readRecordFile(ctx, record, RECORD_FILES.learnings);
+  if (learnings !== null) await writeFile(paths.learnings, learnings);
+  await git(ctx, ['switch', '--quiet', '--', branch], { context: `could not switch to ${branch}` });
+  await writeRunState(paths.state, state);
+  notes.push(
+    `fetched the run of ${req.change} from ${req.remote} (recorded on ${recorded.host}, ${recorded.updatedAt}); it continues in this work tree`,
+  );
+  return { state, notes };
+}
+
+/** A switch to the run's branch must not carry or lose anything of the user's. */
+async function assertCleanTree(ctx: GitContext, change: string): Promise<void> {
+  const status = await gitOut(ctx, ['status', '--porcelain', '--untracked-files=normal']);
+  if (status !== '') {
+    const first = status.split('\n')[0]?.slice(3) ?? '';
+    throw new UsageError(
+      `this work tree has uncommitted changes (${first}${status.includes('\n') ? ', …' : ''}): commit or stash them before fetching the run of ${change}, or use a fresh clone`,
+    );
+  }
+}
