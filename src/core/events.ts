@@ -253,6 +253,8 @@ export type RunEvent =
       failures: number;
       /** When the next try is; null when none is coming (the run has ended). */
       retryInMs: number | null;
+      /** What the push sends (`<src>:<dst>` refspecs), for a push by hand: `git push <remote> …`. */
+      refspecs: string[];
     }
   | {
       type: 'run.finished';

@@ -5,7 +5,7 @@ import type { GitContext } from '../git/git.js';
 import type { RunPaths } from '../checkpoint/paths.js';
 import { readFile } from 'node:fs/promises';
 import { parseRunState, type RunState } from '../checkpoint/state.js';
-import { claimRef } from '../remote/names.js';
+import { claimRef, runRefspecs } from '../remote/names.js';
 import { pushRun } from '../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../remote/record.js';
 
@@ -113,6 +113,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         message: messageOf(error),
         failures,
         retryInMs: closed || finalPush ? null : retryInMs,
+        refspecs: runRefspecs(config.change, true).map((r) => `${r.src}:${r.dst}`),
       });
       if (!closed && !finalPush) scheduleRetry(retryInMs);
     }

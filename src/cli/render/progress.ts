@@ -324,7 +324,7 @@ function pushFailedShown(failures: number, retryInMs: number | null): boolean {
 function pushFailedLine(event: Extract<RunEvent, { type: 'remote.push-failed' }>): string {
   const next =
     event.retryInMs === null
-      ? `the remote does not have the run's last steps: \`git push ${event.remote} 'refs/ralphtool/*:refs/ralphtool/*' 'refs/heads/ralph/*:refs/heads/ralph/*'\` sends them`
+      ? `the remote does not have the run's last steps: \`git push ${event.remote} ${event.refspecs.map((r) => (r.includes('*') ? `'${r}'` : r)).join(' ')}\` sends them`
       : `the run goes on; next try in ${formatDuration(event.retryInMs)}`;
   return `⚠ push to ${event.remote} failed${event.failures > 1 ? ` (${event.failures} in a row)` : ''}: ${event.message}; ${next}`;
 }
