@@ -138,9 +138,16 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
     .description('runs recorded in this repository and their state')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
+    .option('--remote <remote>', 'the runs recorded on this git remote instead, and their claims')
+    .action(async (opts: { json?: boolean; remote?: string }, cmd: Command) => {
       const { statusCommand } = await import('./commands/status.js');
-      setExit(await statusCommand(io, { cwd: cwdOf(cmd), json: opts.json === true }));
+      setExit(
+        await statusCommand(io, {
+          cwd: cwdOf(cmd),
+          json: opts.json === true,
+          ...(opts.remote === undefined ? {} : { remote: opts.remote }),
+        }),
+      );
     });
 
   program

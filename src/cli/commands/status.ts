@@ -1,7 +1,12 @@
 import { ON_PATH, reachable } from '../../core/reach.js';
 import path from 'node:path';
 import { locateRepo } from '../../git/repo.js';
-import { notInRepo } from '../../checkpoint/run-git.js';
+import { engineContext, notInRepo } from '../../checkpoint/run-git.js';
+import { remoteContext } from '../../git/remote.js';
+import { listRemoteRuns } from '../../remote/remote-runs.js';
+import { remoteTimeoutMs } from '../../run/remote-session.js';
+import { renderRemoteRuns } from '../render/remote-status.js';
+import { remoteName } from '../remote-flags.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { collectRunStatuses } from '../../run/status.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
@@ -12,12 +17,22 @@ import { assertDirectory } from './cwd.js';
 /** `ralphtool status [--json]`: every run recorded in this repository and what to do next. */
 export async function statusCommand(
   io: CommandIO,
-  opts: { cwd: string; json: boolean },
+  opts: { cwd: string; json: boolean; remote?: string },
 ): Promise<number> {
   assertDirectory(opts.cwd);
   const timeoutMs = DEFAULT_RUN_OPTIONS.commandTimeoutMs;
   const repo = await locateRepo({ cwd: opts.cwd, timeoutMs, baseEnv: io.env });
   if (!repo) throw notInRepo(opts.cwd);
+  if (opts.remote !== undefined) {
+    // The runs recorded on a remote: read with a fetch into ralphtool's own ref namespace.
+    const remote = remoteName(opts.remote, '--remote');
+    const engine = { timeoutMs, baseEnv: io.env };
+    const ctx = remoteContext(engineContext(repo, engine), remoteTimeoutMs(timeoutMs));
+    const runs = await listRemoteRuns(ctx, remote);
+    if (opts.json) io.stdout.write(`${JSON.stringify({ remote, runs }, null, 2)}\n`);
+    else io.stdout.write(renderRemoteRuns(remote, runs, io.style, new Date()));
+    return 0;
+  }
   let specRel: string | null;
   try {
     specRel = path.relative(repo.root, findOpenSpecRoot(opts.cwd)).split(path.sep).join('/');

@@ -1,0 +1,90 @@
+import { RuntimeError } from '../core/errors.js';
+import { parseRunState, type RunState } from '../checkpoint/state.js';
+import { git, type GitContext } from '../git/git.js';
+import { fetchRefs, listRemoteRefs } from '../git/remote.js';
+import { CLAIM_FILE, type ClaimInfo } from './claim.js';
+import { fetchedRef } from './names.js';
+import { RECORD_FILES } from './record.js';
+
+/** One run recorded on a remote (`status --remote`). */
+export interface RemoteRun {
+  change: string;
+  /** The recorded state; null when the record cannot be read (a newer format, a hand edit). */
+  state: RunState | null;
+  /** Who holds the change now; null when nobody does. `info` null: a claim that cannot be read. */
+  claim: { sha: string; info: ClaimInfo | null } | null;
+}
+
+const RECORDS = /^refs\/ralphtool\/([^/]+)\/record$/;
+const CLAIMS = /^refs\/ralphtool\/([^/]+)\/claim$/;
+
+/**
+ * The runs recorded on a remote and their claims, read with one `ls-remote` and one `fetch` (into
+ * `refs/ralphtool-remote/<remote>/…`, never the run's own refs). Throws (exit 1) when the remote
+ * cannot be read.
+ */
+export async function listRemoteRuns(ctx: GitContext, remote: string): Promise<RemoteRun[]> {
+  const listed = await listRemoteRefs(ctx, remote, ['refs/ralphtool/*']);
+  if ('error' in listed) {
+    throw new RuntimeError(
+      `cannot reach the remote ${JSON.stringify(remote)}: ${listed.error} (check \`git ls-remote ${remote}\`)`,
+    );
+  }
+  const wanted = [...listed.refs.keys()].filter((ref) => RECORDS.test(ref) || CLAIMS.test(ref));
+  if (wanted.length > 0) {
+    const fetched = await fetchRefs(
+      ctx,
+      remote,
+      wanted.map((ref) => `+${ref}:${fetchedRef(remote, ref)}`),
+    );
+    if (!fetched.ok) {
+      throw new RuntimeError(`could not fetch the runs recorded on ${remote}: ${fetched.error}`);
+    }
+  }
+  const changes = new Set<string>();
+  for (const ref of wanted) changes.add((RECORDS.exec(ref) ?? CLAIMS.exec(ref))?.[1] ?? '');
+  const runs: RemoteRun[] = [];
+  for (const change of [...changes].filter((c) => c !== '').sort()) {
+    const record = `refs/ralphtool/${change}/record`;
+    const claim = `refs/ralphtool/${change}/claim`;
+    const stateText = listed.refs.has(record)
+      ? await blob(ctx, `${fetchedRef(remote, record)}:${RECORD_FILES.state}`)
+      : null;
+    const claimSha = listed.refs.get(claim);
+    const claimText =
+      claimSha === undefined ? null : await blob(ctx, `${fetchedRef(remote, claim)}:${CLAIM_FILE}`);
+    runs.push({
+      change,
+      state: stateText === null ? null : safeState(stateText, `${remote}:${record}`),
+      claim: claimSha === undefined ? null : { sha: claimSha, info: safeClaim(claimText) },
+    });
+  }
+  return runs;
+}
+
+async function blob(ctx: GitContext, spec: string): Promise<string | null> {
+  const result = await git(ctx, ['cat-file', 'blob', spec], { allowFailure: true });
+  return result.exitCode === 0 ? result.stdout : null;
+}
+
+function safeState(text: string, where: string): RunState | null {
+  try {
+    return parseRunState(text, where);
+  } catch {
+    return null;
+  }
+}
+
+function safeClaim(text: string | null): ClaimInfo | null {
+  if (text === null) return null;
+  try {
+    const parsed = JSON.parse(text) as Partial<ClaimInfo>;
+    return typeof parsed.host === 'string' &&
+      typeof parsed.pid === 'number' &&
+      typeof parsed.heartbeatAt === 'string'
+      ? (parsed as ClaimInfo)
+      : null;
+  } catch {
+    return null;
+  }
+}
