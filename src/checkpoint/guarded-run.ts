@@ -8,6 +8,7 @@ import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
 import { dirtySubmodules, statusEntries } from '../git/status.js';
 import { RepoGuard, type Protection } from './repo-guard.js';
+import { forgetProgress, saveProgress } from './progress.js';
 
 /**
  * A recorded run with its repository: the engine's git context, the guard that puts back what
@@ -55,6 +56,26 @@ export abstract class GuardedRun extends RecordedRun {
   /** Deletes the attempt refs of this change (`--prune`) but `keep`; returns how many. */
   async pruneAttemptRefs(opts: CallOptions = {}, keep: readonly string[] = []): Promise<number> {
     return deleteAttemptRefs(this.runGit(opts).ctx, this.change, keep);
+  }
+
+  /**
+   * Saves the attempt going on as the progress ref (progress.ts); null when there is none to
+   * save (no attempt runs, a sequence is half-way, or the guard is not taken yet).
+   */
+  async saveProgress(opts: CallOptions = {}): Promise<string | null> {
+    const state = this.state;
+    if (this.guard === null || state.step !== null || state.checkpointSha === null) return null;
+    if (state.currentStory === null || state.currentAttempt === null) return null;
+    return saveProgress(this.runGit(opts), this.guard, {
+      checkpoint: state.checkpointSha,
+      storyId: state.currentStory,
+      attempt: state.currentAttempt,
+    });
+  }
+
+  /** Forgets the progress ref once its attempt ended. */
+  async forgetProgress(opts: CallOptions = {}): Promise<void> {
+    await forgetProgress(this.runGit(opts));
   }
 
   /**

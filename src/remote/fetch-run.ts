@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RuntimeError, UsageError } from '../core/errors.js';
-import { ralphBranch, runPaths, attemptRefPrefix } from '../checkpoint/paths.js';
+import { attemptRef, attemptRefPrefix, ralphBranch, runPaths } from '../checkpoint/paths.js';
+import { progressRef, progressSubject } from '../checkpoint/progress.js';
 import { engineContext, notInRepo } from '../checkpoint/run-git.js';
 import { parseRunState, writeRunState, type RunState } from '../checkpoint/state.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
@@ -31,6 +32,8 @@ export interface FetchRunRequest {
 export interface FetchedRun {
   state: RunState;
   notes: string[];
+  /** The remote holds a progress save (of the other machine's attempt): the next push drops it. */
+  remoteProgress: boolean;
 }
 
 export async function fetchRunFrom(req: FetchRunRequest): Promise<FetchedRun> {
@@ -47,7 +50,8 @@ export async function fetchRunFrom(req: FetchRunRequest): Promise<FetchedRun> {
   await assertCleanTree(ctx, req.change);
   const branch = ralphBranch(req.change);
   const record = recordRef(req.change);
-  const listed = await listRemoteRefs(ctx, req.remote, [record, `refs/heads/${branch}`]);
+  const progress = progressRef(req.change);
+  const listed = await listRemoteRefs(ctx, req.remote, [record, `refs/heads/${branch}`, progress]);
   if ('error' in listed) {
     throw new RuntimeError(
       `cannot reach the remote ${JSON.stringify(req.remote)}: ${listed.error} (check \`git ls-remote ${req.remote}\`)`,
@@ -68,13 +72,14 @@ export async function fetchRunFrom(req: FetchRunRequest): Promise<FetchedRun> {
     `+refs/heads/${branch}:refs/heads/${branch}`,
     `+${attempts}:${attempts}`,
     `+${record}:${record}`,
+    ...(listed.refs.has(progress) ? [`+${progress}:${progress}`] : []),
   ]);
   if (!fetched.ok) {
     throw new RuntimeError(
       `could not fetch the run of ${req.change} from ${req.remote}: ${fetched.error}`,
     );
   }
-  return rebuild(ctx, repo, req, branch);
+  return { ...(await rebuild(ctx, repo, req, branch)), remoteProgress: listed.refs.has(progress) };
 }
 
 /** The run folder written from the record, for this machine and work tree. */
@@ -83,7 +88,7 @@ async function rebuild(
   repo: RepoLocation,
   req: FetchRunRequest,
   branch: string,
-): Promise<FetchedRun> {
+): Promise<Omit<FetchedRun, 'remoteProgress'>> {
   const record = recordRef(req.change);
   const about = await readRecordFile(ctx, record, RECORD_FILES.about);
   const format = about === null ? null : (JSON.parse(about) as { format?: unknown }).format;
@@ -136,6 +141,10 @@ async function rebuild(
     remote: { push: req.remote },
   };
   delete state.home;
+  const saved = await keepInterruptedAttempt(ctx, req.change, recorded);
+  if (saved !== null) {
+    notes.push(`the attempt ${recorded.host} was making when it stopped is saved as ${saved}`);
+  }
   const paths = runPaths(repo.gitCommonDir, req.change);
   await mkdir(paths.dir, { recursive: true });
   const learnings = await readRecordFile(ctx, record, RECORD_FILES.learnings);
@@ -157,4 +166,28 @@ async function assertCleanTree(ctx: GitContext, change: string): Promise<void> {
       `this work tree has uncommitted changes (${first}${status.includes('\n') ? ', …' : ''}): commit or stash them before fetching the run of ${change}, or use a fresh clone`,
     );
   }
+}
+
+/**
+ * The other machine's attempt that was going on when it stopped, as its last progress save
+ * showed it: kept as that attempt's ref (the attempt counts, as it did there). Returns the ref.
+ */
+async function keepInterruptedAttempt(
+  ctx: GitContext,
+  change: string,
+  recorded: RunState,
+): Promise<string | null> {
+  const progress = progressRef(change);
+  const found = await git(ctx, ['log', '-1', '--format=%H %s', progress, '--'], {
+    allowFailure: true,
+  });
+  if (found.exitCode !== 0 || found.stdout.trim() === '') return null;
+  const [sha = '', ...words] = found.stdout.trim().split(' ');
+  await git(ctx, ['update-ref', '-d', progress], { allowFailure: true });
+  const { currentStory, currentAttempt } = recorded;
+  if (currentStory === null || currentAttempt === null) return null;
+  if (words.join(' ') !== progressSubject(currentStory, currentAttempt)) return null;
+  const ref = attemptRef(change, currentStory, currentAttempt);
+  await git(ctx, ['update-ref', ref, sha], { context: 'could not keep the interrupted attempt' });
+  return ref;
 }

@@ -2,6 +2,8 @@ import { branchSha } from '../git/repo.js';
 import { pushRefs, type PushResult, type PushUpdate } from '../git/remote.js';
 import type { GitContext } from '../git/git.js';
 import { ralphBranch } from '../checkpoint/paths.js';
+import { progressRef, progressSubject } from '../checkpoint/progress.js';
+import { git } from '../git/git.js';
 import { claimRef, runRefspecs } from './names.js';
 
 /**
@@ -16,7 +18,12 @@ export async function pushRun(
   ctx: GitContext,
   remote: string,
   change: string,
-  at: { branchAt: string | null; claimSha?: string },
+  at: {
+    branchAt: string | null;
+    claimSha?: string;
+    /** The attempt in progress's save: pushed (a commit), deleted on the remote (`delete`), or left. */
+    progress?: { push: string } | 'delete' | null;
+  },
 ): Promise<PushResult> {
   const branch = `refs/heads/${ralphBranch(change)}`;
   const withBranch = at.branchAt !== null && (await branchSha(ctx, ralphBranch(change))) !== null;
@@ -27,10 +34,36 @@ export async function pushRun(
   if (withBranch && at.branchAt !== null) {
     updates.unshift({ src: at.branchAt, dst: branch, force: true });
   }
+  if (at.progress === 'delete') updates.push({ src: '', dst: progressRef(change) });
+  else if (at.progress != null) {
+    updates.push({ src: at.progress.push, dst: progressRef(change), force: true });
+  }
   // The claim rides along unchanged, leased: if another machine took it over, the atomic push
   // refuses every ref, so a machine that lost its claim can never overwrite the run's refs.
   if (at.claimSha !== undefined) {
     updates.push({ src: at.claimSha, dst: claimRef(change), force: true, expect: at.claimSha });
   }
   return pushRefs(ctx, remote, updates);
+}
+
+/**
+ * The progress save to push for this state: its commit while it is the save of the attempt the
+ * state says is going on; otherwise it is stale (its attempt ended) and is forgotten here.
+ */
+export async function currentProgress(
+  ctx: GitContext,
+  change: string,
+  state: { currentStory: string | null; currentAttempt: number | null },
+): Promise<string | null> {
+  const ref = progressRef(change);
+  const found = await git(ctx, ['log', '-1', '--format=%H %s', ref, '--'], { allowFailure: true });
+  if (found.exitCode !== 0 || found.stdout.trim() === '') return null;
+  const [sha = '', ...words] = found.stdout.trim().split(' ');
+  const running =
+    state.currentStory !== null && state.currentAttempt !== null
+      ? progressSubject(state.currentStory, state.currentAttempt)
+      : null;
+  if (running !== null && words.join(' ') === running) return sha;
+  await git(ctx, ['update-ref', '-d', ref, sha], { allowFailure: true });
+  return null;
 }

@@ -120,6 +120,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         command: 'resume',
       });
       for (const note of fetched.notes) hooks.notice(note);
+      if (remote !== null) remote.remoteProgress = fetched.remoteProgress;
     }
     let run: CheckpointRun;
     if (req.mode === 'start') {

@@ -46,6 +46,9 @@ export class RemoteSession {
   private readonly lostController = new AbortController();
   private lostTo: string | null = null;
   private emit: ((event: RunEvent) => void) | null = null;
+  private run: CheckpointRun | null = null;
+  /** Set by `resume --from` when the remote holds another machine's progress save. */
+  remoteProgress = false;
 
   private constructor(
     private readonly req: RemoteSessionRequest,
@@ -88,6 +91,7 @@ export class RemoteSession {
 
   /** The run's event stream with a push after every step (once the run exists). */
   attach(run: CheckpointRun, next: (event: RunEvent) => void): (event: RunEvent) => void {
+    this.run = run;
     this.sync = createRemoteSync({
       remote: this.req.remote,
       change: this.req.change,
@@ -95,6 +99,7 @@ export class RemoteSession {
       paths: run.paths,
       next,
       claimSha: () => this.held.sha,
+      progressOnRemote: this.remoteProgress,
       onClaimRefused: () => {
         this.beating = this.beating.then(() => this.checkClaim());
       },
@@ -134,6 +139,7 @@ export class RemoteSession {
         }
       },
       claimSha: () => this.held.sha,
+      progressOnRemote: this.remoteProgress,
     });
   }
 
@@ -180,6 +186,8 @@ export class RemoteSession {
       const held = await pushClaim(this.ctx, this.req.remote, info, this.held.sha);
       if (held !== null) {
         this.held = held;
+        // The attempt going on is saved and pushed too: a machine that dies now leaves it.
+        if ((await this.run?.saveProgress().catch(() => null)) != null) this.sync?.request();
         return;
       }
       const now = await readRemoteClaim(this.ctx, this.req.remote, this.req.change).catch(

@@ -6,7 +6,7 @@ import type { RunPaths } from '../checkpoint/paths.js';
 import { readFile } from 'node:fs/promises';
 import { parseRunState, type RunState } from '../checkpoint/state.js';
 import { claimRef, runRefspecs } from '../remote/names.js';
-import { pushRun } from '../remote/push.js';
+import { currentProgress, pushRun } from '../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../remote/record.js';
 
 // `--push <remote>` (docs/contract.md, "Every step on the remote"): after the start, each
@@ -43,6 +43,8 @@ export interface RemoteSyncConfig {
   backoff?: { firstMs: number; maxMs: number };
   /** The claim commit this machine holds now: every push is refused once it is not the remote's. */
   claimSha?: () => string;
+  /** The remote holds a progress save already (another machine's): the first push drops it. */
+  progressOnRemote?: boolean;
   /** A push was refused on the claim: the session checks whether it was lost. */
   onClaimRefused?: () => void;
   /** How long a push waits while the record says a git sequence is half-way. */
@@ -58,6 +60,8 @@ export interface RemoteSync {
   settled: () => Promise<void>;
   /** No more retries (the process is ending). */
   close: () => void;
+  /** A push of what is there now (the attempt in progress was saved). */
+  request: () => void;
   /** No more pushes at all (the claim was lost: the remote's refs are another machine's now). */
   disable: () => void;
 }
@@ -73,6 +77,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
   let disabled = false;
   let held: RunEvent | null = null;
   let finalPush = false;
+  let progressOnRemote = config.progressOnRemote === true;
 
   const pushOnce = async (): Promise<void> => {
     const covering = wanted;
@@ -86,8 +91,10 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         writtenAt: new Date().toISOString(),
         stateText: quiet.text,
       });
+      const progress = await currentProgress(config.ctx, config.change, quiet.state);
       const pushed = await pushRun(config.ctx, config.remote, config.change, {
         branchAt: quiet.state.checkpointSha,
+        progress: progress !== null ? { push: progress } : progressOnRemote ? 'delete' : null,
         ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
       });
       if (!pushed.ok) {
@@ -97,6 +104,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         throw new Error(pushed.message);
       }
       done = Math.max(done, covering);
+      progressOnRemote = progress !== null;
       config.next({
         type: 'remote.pushed',
         remote: config.remote,
@@ -184,6 +192,10 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       if (!disabled) await flush();
       passFinished();
       await running;
+    },
+    request: () => {
+      wanted += 1;
+      if (retry === null) kick().catch(() => undefined);
     },
     disable: () => {
       disabled = true;

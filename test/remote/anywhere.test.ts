@@ -44,13 +44,35 @@ async function crashOnA(w: RemoteWorld): Promise<void> {
     '3-1': succeed('src/three.txt', 'three\n'),
   });
   const live = new LiveCli(
-    ['run', CHANGE, ...fakeAgentFlags(), '--push', 'origin', '--json', '--on-complete', 'keep'],
+    // A short TTL: a heartbeat, and with it a save of the attempt going on, every second.
+    [
+      'run',
+      CHANGE,
+      ...fakeAgentFlags(),
+      '--push',
+      'origin',
+      '--claim-ttl',
+      '3s',
+      '--json',
+      '--on-complete',
+      'keep',
+    ],
     w.dir,
     w.env(),
   );
   await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
   // The remote knows story 2 began (its record is pushed at each attempt's start).
   expect(await eventually(() => remoteState(w)?.currentStory === '2', 60_000)).toBe(true);
+  // ...and the half-done attempt's work so far.
+  const progress = `refs/ralphtool/${CHANGE}/progress`;
+  const halfOnRemote = (): boolean => {
+    try {
+      return w.remote('show', `${progress}:src/two-half.txt`) === 'half\n';
+    } catch {
+      return false; // no progress save yet, or one made before the agent wrote the file
+    }
+  };
+  expect(await eventually(halfOnRemote, 60_000)).toBe(true);
   await live.kill9();
   const pgid = w.state().agentPgid as number | null;
   if (pgid !== null) {
@@ -95,8 +117,12 @@ describe('resume --from origin on another machine', { timeout: 240_000 }, () => 
       'checkpoint: 3',
     ]);
     expect(b.git('show', `ralph/${CHANGE}:src/two.txt`)).toBe('two\n');
-    // A's half-done file never reached B's history.
+    // A's half-done attempt is saved as its attempt ref, and never reached the branch.
+    expect(resumed.stderr).toContain(`is saved as refs/ralphtool/${CHANGE}/attempts/2-1`);
+    expect(b.git('show', `refs/ralphtool/${CHANGE}/attempts/2-1:src/two-half.txt`)).toBe('half\n');
     expect(b.git('ls-tree', '-r', '--name-only', `ralph/${CHANGE}`)).not.toContain('two-half');
+    expect(w.remoteRefs().has(`refs/ralphtool/${CHANGE}/attempts/2-1`)).toBe(true);
+    expect(w.remoteRefs().has(`refs/ralphtool/${CHANGE}/progress`)).toBe(false);
     // Attempt 1 of story 2 was A's (counted when it began); B made attempt 2.
     expect(w.invoked('2', 2)).toBe(true);
     const state = JSON.parse(b.git('show', `refs/ralphtool/${CHANGE}/record:state.json`)) as {
@@ -156,6 +182,8 @@ describe('finish --from origin on a third machine', { timeout: 240_000 }, () => 
     expect(c.git('status', '--porcelain').trim()).toBe('');
     expect(remoteState(w)).toMatchObject({ status: 'finished', choice: 'keep' });
     expect(w.remoteRefs().has(`refs/ralphtool/${CHANGE}/claim`)).toBe(false);
+    expect(c.git('show', `refs/ralphtool/${CHANGE}/attempts/2-1:src/two-half.txt`)).toBe('half\n');
+    expect(w.remoteRefs().has(`refs/ralphtool/${CHANGE}/progress`)).toBe(false);
   });
 
   it('--cleanup brings the work onto main, uncommitted', async () => {

@@ -73,6 +73,7 @@ export async function finishCommand(
         command: 'finish',
       });
       for (const note of fetched.notes) io.stderr.write(`ralphtool: ${note}\n`);
+      remote.remoteProgress = fetched.remoteProgress;
       remote.attachQuiet(await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env));
     }
     written = await finishHere(io, opts, { cleanup, keep, pruneOnly, timeoutMs, retry });
