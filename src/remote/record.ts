@@ -5,6 +5,7 @@ import type { RunPaths } from '../checkpoint/paths.js';
 import { commitTree } from '../git/commit.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
 import { recordRef } from './names.js';
+import { redact, type Secret } from './redact.js';
 
 // The run's record on the remote (docs/contract.md, "The record"): a commit whose tree holds
 // what another machine needs to continue the run and what a person needs to see how it went.
@@ -39,6 +40,7 @@ export async function writeRecord(
   ctx: GitContext,
   paths: RunPaths,
   about: RecordAbout & { stateText?: string },
+  secrets: readonly Secret[] = [],
 ): Promise<string | null> {
   if (about.stateText === undefined && !existsSync(paths.state)) return null;
   const scratch = join(paths.dir, 'record-scratch');
@@ -58,7 +60,9 @@ export async function writeRecord(
     if (existsSync(paths.learnings))
       top.push({ name: RECORD_FILES.learnings, file: paths.learnings });
     const prompts = await recentPrompts(paths.promptsDir, scratch);
-    const all = [...top, ...prompts];
+    const all = await Promise.all(
+      [...top, ...prompts].map((f) => redactedCopy(f, scratch, secrets)),
+    );
     const shas = (
       await gitOut(ctx, ['hash-object', '-w', '--stdin-paths', '--no-filters'], {
         input: `${all.map((f) => f.file).join('\n')}\n`,
@@ -153,4 +157,19 @@ async function recentPrompts(
       return { name: p.name, file: copy };
     }),
   );
+}
+
+/** The file itself when it holds no secret; else a copy with the secrets replaced, in scratch. */
+async function redactedCopy(
+  file: { name: string; file: string },
+  scratch: string,
+  secrets: readonly Secret[],
+): Promise<{ name: string; file: string }> {
+  if (secrets.length === 0) return file;
+  const text = await readFile(file.file, 'utf8');
+  const clean = redact(text, secrets);
+  if (clean === text) return file;
+  const copy = join(scratch, `redacted-${file.name.replace(/\//g, '_')}`);
+  await writeFile(copy, clean);
+  return { name: file.name, file: copy };
 }

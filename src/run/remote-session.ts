@@ -8,6 +8,7 @@ import { remoteContext } from '../git/remote.js';
 import { locateRepo } from '../git/repo.js';
 import type { GitContext } from '../git/git.js';
 import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../remote/claim.js';
+import { allSecrets, dotenvSecrets, secretsOf } from '../remote/redact.js';
 import { acquireClaim, assertRemoteKnown, type TakenClaim } from './remote-claim.js';
 import { createRemoteSync, type RemoteSync } from './remote-sync.js';
 
@@ -91,6 +92,8 @@ export class RemoteSession {
 
   /** The run's event stream with a push after every step (once the run exists). */
   attach(run: CheckpointRun, next: (event: RunEvent) => void): (event: RunEvent) => void {
+    // A run in a worktree of its own: the dotenv files are in the user's work tree.
+    const roots = [run.repo.root, ...(run.state.home ? [run.state.home.root] : [])];
     this.run = run;
     this.sync = createRemoteSync({
       remote: this.req.remote,
@@ -100,6 +103,8 @@ export class RemoteSession {
       next,
       claimSha: () => this.held.sha,
       progressOnRemote: this.remoteProgress,
+      secrets: async () =>
+        allSecrets(secretsOf(this.req.env), ...(await Promise.all(roots.map(dotenvSecrets)))),
       onClaimRefused: () => {
         this.beating = this.beating.then(() => this.checkClaim());
       },
@@ -125,7 +130,8 @@ export class RemoteSession {
    * For a command that ends a run without a loop (`finish --from`): one push of the run's refs
    * and record as they are now, its failure said as a warning.
    */
-  attachQuiet(paths: RunPaths): void {
+  attachQuiet(paths: RunPaths, root: string): void {
+    const roots = [root];
     this.sync = createRemoteSync({
       remote: this.req.remote,
       change: this.req.change,
@@ -140,6 +146,8 @@ export class RemoteSession {
       },
       claimSha: () => this.held.sha,
       progressOnRemote: this.remoteProgress,
+      secrets: async () =>
+        allSecrets(secretsOf(this.req.env), ...(await Promise.all(roots.map(dotenvSecrets)))),
     });
   }
 

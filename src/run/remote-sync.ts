@@ -8,6 +8,7 @@ import { parseRunState, type RunState } from '../checkpoint/state.js';
 import { claimRef, runRefspecs } from '../remote/names.js';
 import { currentProgress, pushRun } from '../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../remote/record.js';
+import type { Secret } from '../remote/redact.js';
 
 // `--push <remote>` (docs/contract.md, "Every step on the remote"): after the start, each
 // attempt's start, each checkpoint and each saved attempt, the run's refs and its record are
@@ -43,6 +44,8 @@ export interface RemoteSyncConfig {
   backoff?: { firstMs: number; maxMs: number };
   /** The claim commit this machine holds now: every push is refused once it is not the remote's. */
   claimSha?: () => string;
+  /** Values never written into the record (remote/redact.ts), read before each record. */
+  secrets?: () => Promise<readonly Secret[]>;
   /** The remote holds a progress save already (another machine's): the first push drops it. */
   progressOnRemote?: boolean;
   /** A push was refused on the claim: the session checks whether it was lost. */
@@ -84,13 +87,18 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     try {
       const quiet = await readQuietState(config.paths.state, config.settleMs ?? 5_000);
       if (quiet === null) return;
-      await writeRecord(config.ctx, config.paths, {
-        format: RECORD_FORMAT,
-        change: config.change,
-        host: hostname(),
-        writtenAt: new Date().toISOString(),
-        stateText: quiet.text,
-      });
+      await writeRecord(
+        config.ctx,
+        config.paths,
+        {
+          format: RECORD_FORMAT,
+          change: config.change,
+          host: hostname(),
+          writtenAt: new Date().toISOString(),
+          stateText: quiet.text,
+        },
+        (await config.secrets?.()) ?? [],
+      );
       const progress = await currentProgress(config.ctx, config.change, quiet.state);
       const pushed = await pushRun(config.ctx, config.remote, config.change, {
         branchAt: quiet.state.checkpointSha,

@@ -22,8 +22,12 @@ export class RemoteWorld extends RunFixture {
   readonly origin: string;
   private readonly extra: string[] = [];
 
-  constructor(change: string, storyList: readonly { title: string; tasks: readonly string[] }[]) {
-    super(change, storyList);
+  constructor(
+    change: string,
+    storyList: readonly { title: string; tasks: readonly string[] }[],
+    extraFiles: Record<string, string> = {},
+  ) {
+    super(change, storyList, extraFiles);
     this.origin = path.join(this.scratch, 'origin.git');
     sh(this.scratch, 'init', '-q', '--bare', '-b', 'main', this.origin);
     this.git('remote', 'add', 'origin', this.origin);

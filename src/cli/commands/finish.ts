@@ -74,7 +74,8 @@ export async function finishCommand(
       });
       for (const note of fetched.notes) io.stderr.write(`ralphtool: ${note}\n`);
       remote.remoteProgress = fetched.remoteProgress;
-      remote.attachQuiet(await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env));
+      const here = await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env);
+      remote.attachQuiet(here.paths, here.root);
     }
     written = await finishHere(io, opts, { cleanup, keep, pruneOnly, timeoutMs, retry });
   } finally {
@@ -112,10 +113,10 @@ async function runPathsOf(
   change: string,
   timeoutMs: number,
   env: NodeJS.ProcessEnv,
-): Promise<RunPaths> {
+): Promise<{ paths: RunPaths; root: string }> {
   const repo = await locateRepo({ cwd, timeoutMs, baseEnv: env });
   if (repo === null) throw new UsageError(`${cwd} is not inside a git work tree`);
-  return runPaths(repo.gitCommonDir, change);
+  return { paths: runPaths(repo.gitCommonDir, change), root: repo.root };
 }
 
 /**
