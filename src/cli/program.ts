@@ -151,6 +151,28 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     });
 
   program
+    .command('report')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
+    .description("what a recorded run did, per story (a pull request's body with --markdown)")
+    .argument('<change>', 'change name')
+    .option('--markdown', 'a GitHub-flavoured Markdown table')
+    .option('--json', 'print JSON')
+    .action(async (change: string, opts: { markdown?: boolean; json?: boolean }, cmd: Command) => {
+      if (opts.markdown === true && opts.json === true) {
+        throw new UsageError('report takes --markdown or --json, not both');
+      }
+      const { reportCommand } = await import('./commands/report.js');
+      setExit(
+        await reportCommand(io, {
+          cwd: cwdOf(cmd),
+          change,
+          markdown: opts.markdown === true,
+          json: opts.json === true,
+        }),
+      );
+    });
+
+  program
     .command('demo')
     .description('self-contained demonstration in a temporary repository (scripted agent, no AI)')
     .option('--json', 'write NDJSON events to stdout (the explanations go to stderr)')

@@ -1,0 +1,81 @@
+// `ralphtool report`: what a run did, per story, in a form a pull request can show. Pure: built
+// from the run state's figures and the change's story titles.
+
+/** One story's row. */
+export interface ReportStory {
+  id: string;
+  title: string;
+  done: boolean;
+  attempts: number;
+  /** Null when the agent reports no cost (Codex, most commands): shown as "—", never $0.00. */
+  costUsd: number | null;
+  durationMs: number;
+}
+
+export interface RunReport {
+  change: string;
+  branch: string;
+  status: 'active' | 'finished';
+  outcome: string | null;
+  choice: string | null;
+  stories: ReportStory[];
+  costUsd: number | null;
+  durationMs: number;
+  /** The remote the run pushes to, if any. */
+  remote: string | null;
+}
+
+/** The state's figures as a report; `titles` from the change (an id without one shows the id). */
+export function buildReport(
+  state: {
+    change: string;
+    branch: string;
+    status: 'active' | 'finished';
+    outcome: string | null;
+    choice: string | null;
+    costUsd: number;
+    stories: Record<
+      string,
+      { attempts: number; completed: boolean; costUsd: number; durationMs: number }
+    >;
+    remote?: { push: string } | null | undefined;
+  },
+  titles: ReadonlyMap<string, string>,
+  order: readonly string[],
+): RunReport {
+  const ids = [...order.filter((id) => id in state.stories || titles.has(id))];
+  for (const id of Object.keys(state.stories)) if (!ids.includes(id)) ids.push(id);
+  const stories = ids.map((id): ReportStory => {
+    const p = state.stories[id];
+    return {
+      id,
+      title: titles.get(id) ?? id,
+      done: p?.completed ?? false,
+      attempts: p?.attempts ?? 0,
+      costUsd: p === undefined || p.costUsd === 0 ? null : p.costUsd,
+      durationMs: p?.durationMs ?? 0,
+    };
+  });
+  return {
+    change: state.change,
+    branch: state.branch,
+    status: state.status,
+    outcome: state.outcome,
+    choice: state.choice,
+    stories,
+    costUsd: state.costUsd === 0 ? null : state.costUsd,
+    durationMs: stories.reduce((sum, s) => sum + s.durationMs, 0),
+    remote: state.remote?.push ?? null,
+  };
+}
+
+/** A Markdown table cell: one line, pipes escaped, no HTML. */
+export function markdownCell(text: string): string {
+  return text
+    .replace(/\r?\n|\r/g, ' ')
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .trim();
+}
