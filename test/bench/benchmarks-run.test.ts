@@ -41,6 +41,20 @@ describe('the benchmark scripts still run', () => {
     expect(stdout).toContain('30 files');
   }, 240_000);
 
+  it('remote-push.mjs reports the cost of --push for a tiny run', async () => {
+    const stdout = await runScript('bench/remote-push.mjs', [
+      '--rounds',
+      '1',
+      '--stories',
+      '1',
+      '--fail-once',
+      '--cli',
+      CLI_PATH,
+    ]);
+    expect(stdout).toContain('pushes per story');
+    expect(stdout).toMatch(/--push \/ local: \d+\.\d+×/);
+  }, 240_000);
+
   it('soak.mjs runs one seed and finds it consistent', async () => {
     const stdout = await runScript('bench/soak.mjs', [
       '--seeds',

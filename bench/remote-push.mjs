@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// What `--push <remote>` costs: the same N-story run with an instant agent (the fake agent
+// ticks the story's task and says COMPLETE; with --fail-once each story's first attempt fails
+// first) kept local, and pushed to a bare repository on the same disk, alternating, medians
+// with min–max. Reported per story: wall time, pushes (the run's pushes from its events, the
+// claim's create and release besides), and the bytes the remote received (its packs: the bare
+// repository keeps every push as a pack, receive.unpackLimit=1). Runs the BUILT CLI.
+//
+//   node bench/remote-push.mjs [--rounds 5] [--stories 10] [--files 20] [--fail-once]
+//                              [--cli path/to/dist/cli/main.js]
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { CHANGE, benchEnv, copyRepo, git, makeFixtureRepo } from './lib/fixture-repo.mjs';
+import { median, table } from './lib/stats.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const fakeAgent = path.join(root, 'test/fixtures/agents/fake-agent.mjs');
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i === -1) return fallback;
+  const value = process.argv[i + 1];
+  if (value === undefined) throw new Error(`--${name} needs a value`);
+  return value;
+}
+
+const cli = path.resolve(option('cli', path.join(root, 'dist/cli/main.js')));
+const rounds = Number(option('rounds', '5'));
+const stories = Number(option('stories', '10'));
+const files = Number(option('files', '20'));
+const failOnce = process.argv.includes('--fail-once');
+const log = (text) => process.stderr.write(`${text}\n`);
+if (!existsSync(cli)) {
+  log(`${cli} is missing: build first (npm run build)`);
+  process.exit(1);
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-bench-push-'));
+const home = path.join(work, 'home');
+mkdirSync(home);
+const env = benchEnv(home);
+const scenarioFile = path.join(work, 'scenario.json');
+const scenario = {
+  '*': [{ write: 'src/story.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+};
+if (failOnce) {
+  for (let i = 1; i <= stories; i++) {
+    scenario[`${i}-1`] = [
+      { write: `src/bad-${i}.txt`, content: 'bad\n' },
+      { signal: 'FAILED: not yet' },
+    ];
+  }
+}
+writeFileSync(scenarioFile, JSON.stringify(scenario));
+const runEnv = { ...env, FAKE_AGENT_SCENARIO: scenarioFile };
+const agentFlags = [
+  '--agent',
+  'command',
+  '--agent-command',
+  `'${process.execPath}' '${fakeAgent}'`,
+];
+
+try {
+  const template = makeFixtureRepo(work, 'template', { files, stories }, env);
+  const samples = { local: [], push: [] };
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? ['local', 'push'] : ['push', 'local'];
+    for (const kind of order) {
+      log(`round ${r + 1}/${rounds}: ${kind}`);
+      samples[kind].push(await once(template, kind === 'push'));
+    }
+  }
+  const perStory = (values) => values.map((v) => v / stories);
+  const wall = (kind) => range(perStory(samples[kind].map((s) => s.wallMs)), 'ms');
+  const pushes = median(samples.push.map((s) => s.pushes)) / stories;
+  const bytes = median(samples.push.map((s) => s.bytes)) / stories;
+  const ratio =
+    median(samples.push.map((s) => s.wallMs)) / median(samples.local.map((s) => s.wallMs));
+  process.stdout.write(
+    `${table(
+      ['', 'wall per story (median, min–max)', 'pushes per story', 'bytes per story'],
+      [
+        ['local only', wall('local'), '0', '0'],
+        ['--push (bare repo, same disk)', wall('push'), pushes.toFixed(2), `${Math.round(bytes)}`],
+      ],
+    )}\n\n--push / local: ${ratio.toFixed(2)}× · ${stories} stories${failOnce ? ' (each fails once)' : ''}, ${files} files, ${rounds} rounds, ${os.cpus().length} cores\n`,
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function once(template, push) {
+  const repo = copyRepo(template, env);
+  const origin = `${repo}-origin.git`;
+  try {
+    if (push) {
+      git(work, env, 'init', '-q', '--bare', '-b', 'main', origin);
+      git(origin, env, 'config', 'receive.unpackLimit', '1');
+      git(repo, env, 'remote', 'add', 'origin', origin);
+      git(repo, env, 'push', '-q', 'origin', 'main');
+    }
+    const before = push ? packBytes(origin) : 0;
+    const args = [
+      'run',
+      CHANGE,
+      '--json',
+      '--on-complete',
+      'keep',
+      ...agentFlags,
+      ...(push ? ['--push', 'origin'] : []),
+    ];
+    const started = process.hrtime.bigint();
+    const { code, stdout, stderr } = await run(args, repo);
+    const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (code !== 0) throw new Error(`ralphtool failed (${code}): ${stderr}`);
+    const events = stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
+    const pushed = events.filter(
+      (e) => e.type === 'remote.pushed' || e.type === 'remote.push-failed',
+    );
+    if (push && events.some((e) => e.type === 'remote.push-failed'))
+      throw new Error('a push failed');
+    // The claim: one push to take it, one to release it (no heartbeat in so short a run).
+    return {
+      wallMs,
+      pushes: push ? pushed.length + 2 : 0,
+      bytes: push ? packBytes(origin) - before : 0,
+    };
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(origin, { recursive: true, force: true });
+  }
+}
+
+function packBytes(bare) {
+  const dir = path.join(bare, 'objects', 'pack');
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.pack'))
+    .reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
+}
+
+function run(args, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd,
+      env: runEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function range(values, unit) {
+  const f = (v) => `${v.toFixed(0)} ${unit}`;
+  return `${f(median(values))} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
+}
