@@ -3,6 +3,8 @@ import { UsageError } from '../../core/errors.js';
 import { openRun } from '../../checkpoint/index.js';
 import { DEFAULT_RUN_OPTIONS, REMOTE_DEFAULTS } from '../../run/options.js';
 import { runPaths, type RunPaths } from '../../checkpoint/paths.js';
+import { readRunState } from '../../checkpoint/state.js';
+import { notInRepo } from '../../checkpoint/run-git.js';
 import { locateRepo } from '../../git/repo.js';
 import { fetchRunFrom } from '../../remote/fetch-run.js';
 import { RemoteSession } from '../../run/remote-session.js';
@@ -49,12 +51,20 @@ export async function finishCommand(
       'finish --from needs --cleanup or --keep: it ends the run fetched from the remote',
     );
   }
-  // `--from`: the run recorded on the remote is claimed, fetched and ended here.
+  // `--from`: the run recorded on the remote is claimed, fetched and ended here. A local run
+  // that pushes (`remote` in its state) is claimed too, so that its end reaches the remote and
+  // a run another machine holds is never ended under it.
+  const here = await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env);
+  const recorded =
+    from === null && !pruneOnly
+      ? ((await readRunState(here.paths.state).catch(() => null))?.remote?.push ?? null)
+      : null;
+  const pushTo = from ?? recorded;
   const remote =
-    from === null
+    pushTo === null
       ? null
       : await RemoteSession.open({
-          remote: from,
+          remote: pushTo,
           change: opts.change,
           cwd: opts.cwd,
           commandTimeoutMs: timeoutMs,
@@ -74,9 +84,8 @@ export async function finishCommand(
       });
       for (const note of fetched.notes) io.stderr.write(`ralphtool: ${note}\n`);
       remote.remoteProgress = fetched.remoteProgress;
-      const here = await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env);
-      remote.attachQuiet(here.paths, here.root);
     }
+    remote?.attachQuiet(here.paths, here.root);
     written = await finishHere(io, opts, { cleanup, keep, pruneOnly, timeoutMs, retry });
   } finally {
     await remote?.end();
@@ -115,7 +124,7 @@ async function runPathsOf(
   env: NodeJS.ProcessEnv,
 ): Promise<{ paths: RunPaths; root: string }> {
   const repo = await locateRepo({ cwd, timeoutMs, baseEnv: env });
-  if (repo === null) throw new UsageError(`${cwd} is not inside a git work tree`);
+  if (repo === null) throw notInRepo(cwd);
   return { paths: runPaths(repo.gitCommonDir, change), root: repo.root };
 }
 
