@@ -171,7 +171,7 @@ describe('ralphtool list and show: bad input', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('unknown command "lst" (did you mean list?)');
-    expect(run.stderr).toContain('list, show, run, resume, finish, status, demo, doctor');
+    expect(run.stderr).toContain('list, show, run, resume, finish, status, report, demo, doctor');
     const far = await runCli(['deploy'], { cwd: dir });
     expect(far.exitCode).toBe(2);
     expect(far.stderr).toContain('unknown command "deploy": the commands are');
