@@ -9,6 +9,7 @@ import { baselineNote, toleratedNotes } from '../../core/verify-ratchet.js';
 import { clockTime } from '../../format/clock.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
+import { remoteLines } from './remote-lines.js';
 import { clean, clip, oneLine } from '../../format/text.js';
 import {
   costColumn,
@@ -167,28 +168,10 @@ export class ProgressPrinter {
           r.passed ? s.dim(detail(baselineNote(r))) : s.yellow(detail(baselineNote(r))),
         );
       case 'claim.taken':
-        return [
-          s.dim(
-            `  claimed on ${event.remote}${event.tookOverFrom === undefined ? '' : ' (taken over)'}`,
-          ),
-        ];
       case 'claim.lost':
-        return [
-          s.red(`error: the claim on ${event.remote} was taken over by ${event.holder}: stopping`),
-        ];
       case 'remote.pushed':
-        // Each step's push is silent; only the end of an outage is said.
-        return event.caughtUpAfter === undefined
-          ? []
-          : [
-              s.dim(
-                `  ⇡ ${event.remote} has caught up (after ${event.caughtUpAfter === 1 ? '1 failed push' : `${event.caughtUpAfter} failed pushes`})`,
-              ),
-            ];
       case 'remote.push-failed':
-        return pushFailedShown(event.failures, event.retryInMs)
-          ? [s.yellow(detail(pushFailedLine(event)))]
-          : [];
+        return remoteLines(event, s, MAX_LINE);
       case 'limit.reached':
         if (event.limit === 'max-cost' || event.limit === 'max-story-cost') {
           this.budgetLimit = event.limit;
@@ -311,20 +294,4 @@ interface SaidAlready {
 /** A line under its story: indented, on one line, made safe, at most MAX_LINE columns in all. */
 function detail(text: string, max = MAX_LINE): string {
   return `  ${clip(oneLine(text, ' | '), max - 2)}`;
-}
-
-/**
- * A remote that stays unreachable is said at its first failed push, then at the 2nd, 4th, 8th…
- * (the pauses between tries double too), and at the run's last try.
- */
-function pushFailedShown(failures: number, retryInMs: number | null): boolean {
-  return retryInMs === null || (failures & (failures - 1)) === 0;
-}
-
-function pushFailedLine(event: Extract<RunEvent, { type: 'remote.push-failed' }>): string {
-  const next =
-    event.retryInMs === null
-      ? `the remote does not have the run's last steps: \`git push ${event.remote} ${event.refspecs.map((r) => (r.includes('*') ? `'${r}'` : r)).join(' ')}\` sends them`
-      : `the run goes on; next try in ${formatDuration(event.retryInMs)}`;
-  return `⚠ push to ${event.remote} failed${event.failures > 1 ? ` (${event.failures} in a row)` : ''}: ${event.message}; ${next}`;
 }
