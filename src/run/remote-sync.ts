@@ -5,6 +5,8 @@ import type { GitContext } from '../git/git.js';
 import type { RunPaths } from '../checkpoint/paths.js';
 import { readFile } from 'node:fs/promises';
 import { parseRunState, type RunState } from '../checkpoint/state.js';
+import { ralphBranch } from '../checkpoint/paths.js';
+import { branchSha } from '../git/repo.js';
 import { claimRef, runRefspecs } from '../remote/names.js';
 import { currentProgress, pushRun } from '../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../remote/record.js';
@@ -86,7 +88,11 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     const covering = wanted;
     try {
       const quiet = await readQuietState(config.paths.state, config.settleMs ?? 5_000);
-      if (quiet === null) return;
+      if (quiet === null) {
+        // No run recorded (any more): nothing to push, and nothing to wait for.
+        done = Math.max(done, covering);
+        return;
+      }
       await writeRecord(
         config.ctx,
         config.paths,
@@ -129,11 +135,15 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         message: messageOf(error),
         failures,
         retryInMs: closed || finalPush ? null : retryInMs,
-        refspecs: runRefspecs(config.change, true).map((r) => `${r.src}:${r.dst}`),
+        refspecs: runRefspecs(config.change, await branchExists()).map((r) => `${r.src}:${r.dst}`),
       });
       if (!closed && !finalPush) scheduleRetry(retryInMs);
     }
   };
+
+  /** Whether `ralph/<change>` is still here (a cleanup deletes it: then it is not pushed). */
+  const branchExists = async (): Promise<boolean> =>
+    (await branchSha(config.ctx, ralphBranch(config.change)).catch(() => null)) !== null;
 
   const scheduleRetry = (ms: number): void => {
     if (retry !== null) return;
