@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { remoteOptions } from '../../src/cli/remote-flags.js';
+import { UsageError } from '../../src/core/errors.js';
+
+describe('the remote flags', () => {
+  it('default to a local run with a 15-minute claim TTL', () => {
+    expect(remoteOptions({})).toEqual({ push: null, from: null, claimTtlMs: 15 * 60_000 });
+  });
+
+  it('take a remote name, a URL or a path, and a TTL with --push', () => {
+    expect(remoteOptions({ push: 'origin', claimTtl: '90s' })).toEqual({
+      push: 'origin',
+      from: null,
+      claimTtlMs: 90_000,
+    });
+    expect(remoteOptions({ from: ' /srv/git/app.git ' }).from).toBe('/srv/git/app.git');
+  });
+
+  it('refuse an empty or option-like remote, a bad TTL, and a TTL without --push (exit 2)', () => {
+    for (const flags of [
+      { push: '' },
+      { push: '--force' },
+      { from: '  ' },
+      { push: 'o', claimTtl: 'soon' },
+      { claimTtl: '5m' },
+    ]) {
+      expect(() => remoteOptions(flags)).toThrow(UsageError);
+    }
+  });
+});
