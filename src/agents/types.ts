@@ -29,7 +29,13 @@ export type AgentEvent =
     }
   | { type: 'error'; message: string; fatal: boolean }
   /** The agent's own word on a delay that is not its work (an API retry): shown, not judged. */
-  | { type: 'notice'; text: string };
+  | { type: 'notice'; text: string }
+  /**
+   * A line of the agent's machine-readable stream whose shape this translator does not know (a
+   * newer agent version): `what` names it (the event's `type`, or `type/subtype`). Never judged;
+   * the run reports each name once, with a hint to upgrade ralphtool.
+   */
+  | { type: 'unknown'; what: string };
 
 export interface AttemptRequest {
   prompt: string;
