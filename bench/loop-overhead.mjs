@@ -1,22 +1,23 @@
 #!/usr/bin/env node
-// ralphtool's own time per story (wall time of `ralphtool run` minus the time spent inside
-// the agent) on a small repository and on one of many files, next to the bare git commands
-// the checkpoint engine runs for a story. Runs the BUILT CLI (dist/cli/main.js).
+// What ralphtool costs per story beside the agent, against the protocol's floor (the fewest git
+// commands a story needs) and against its own git sequence replayed bare — the three interleaved
+// run by run, on a small repository and on one of many files, for stories accepted at once and
+// stories that fail once. Then long changes (per-story cost must stay flat). Runs the BUILT CLI.
 //
-//   node bench/loop-overhead.mjs [--runs 3] [--stories 5] [--files 10000] [--git-reps 10]
-//                                [--json results.json] [--cli path/to/dist/cli/main.js]
+//   node bench/loop-overhead.mjs [--rounds 5] [--stories 10] [--files 10000 | 0] [--long 100,400]
+//                                [--long-rounds 2] [--json results.json] [--cli dist/cli/main.js]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { bareGitTimes, wrapperFloor } from './lib/bare-git.mjs';
-import { benchEnv, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
-import { countGitProcesses } from './lib/git-count.mjs';
+import { CHANGE, benchEnv, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
+import { agentRunner, protocolFloor } from './lib/floor.mjs';
+import { makeRecordingGit, readRecording } from './lib/git-record.mjs';
 import { loopMs, prepareAgent, timedRun } from './lib/ralph-run.mjs';
+import { replayRecording } from './lib/replay.mjs';
 import { formatReport } from './lib/report.mjs';
-import { median } from './lib/stats.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fakeAgent = path.join(root, 'test/fixtures/agents/fake-agent.mjs');
@@ -31,10 +32,14 @@ function option(name, fallback) {
 
 // --cli: a copy of the build elsewhere, so a rebuild of dist/ cannot change it mid-benchmark.
 const cli = path.resolve(option('cli', path.join(root, 'dist/cli/main.js')));
-const runs = Number(option('runs', '3'));
-const stories = Number(option('stories', '5'));
+const rounds = Number(option('rounds', '5'));
+const stories = Number(option('stories', '10'));
 const largeFiles = Number(option('files', '10000'));
-const gitReps = Number(option('git-reps', '10'));
+const longChanges = option('long', '100,400')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+const longRounds = Number(option('long-rounds', '2'));
 const jsonOut = option('json', null);
 const log = (text) => process.stderr.write(`${text}\n`);
 
@@ -46,93 +51,164 @@ if (!existsSync(cli)) {
 const work = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-bench-'));
 const home = path.join(work, 'home');
 mkdirSync(home);
-const env = benchEnv(home);
+// Fixed commit dates: the replay's commits then get the recording's shas (it maps them anyway).
+const env = {
+  ...benchEnv(home),
+  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+};
 const timesFile = path.join(work, 'agent-times.txt');
 
 try {
   const sizes = [
-    { name: 'small', files: 20 },
-    { name: `${largeFiles} files`, files: largeFiles },
+    { name: 'small (20 files)', files: 20 },
+    // --files 0: the small repository only (the suite's smoke run of this script).
+    ...(largeFiles > 0 ? [{ name: `${largeFiles} files`, files: largeFiles }] : []),
   ];
   for (const size of sizes) {
     log(`creating the ${size.name} repository…`);
-    const name = `fixture-${size.files}`;
-    size.template = makeFixtureRepo(work, name, { files: size.files, stories }, env);
+    size.template = makeFixtureRepo(
+      work,
+      `fixture-${size.files}`,
+      { files: size.files, stories },
+      env,
+    );
   }
   const variants = [
-    { name: 'accept only', failFirst: false },
-    { name: 'fail once, then accept', failFirst: true },
+    { name: 'accepted', failFirst: false },
+    { name: 'fails once', failFirst: true },
   ].map((v) => ({
     ...v,
     agent: prepareAgent(work, { stories, failFirst: v.failFirst, fakeAgent }),
   }));
-  const startup = median(
-    Array.from({ length: runs }, () => {
-      const started = process.hrtime.bigint();
-      execFileSync(process.execPath, [cli, '--version'], { env, stdio: 'pipe' });
-      return Number(process.hrtime.bigint() - started) / 1e6;
-    }),
-  );
 
-  const results = [];
+  const cases = [];
   for (const size of sizes) {
     for (const variant of variants) {
-      results.push(await measureVariant(size, variant));
+      log(`${size.name}, ${variant.name}: recording ralphtool's git commands…`);
+      cases.push({ size, variant, recording: await record(size.template, variant.agent, stories) });
     }
-    log(`${size.name}: timing bare git commands (${gitReps} repetitions)…`);
-    await inCopy(size.template, async (repo) => {
-      size.git = bareGitTimes(repo, env, gitReps);
-      size.wrapperFloor = await wrapperFloor(cli, repo, env, gitReps);
-    });
+  }
+  for (const c of cases) c.samples = { floor: [], replay: [], ralphtool: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const c of cases) {
+      log(`round ${r + 1}/${rounds}: ${c.size.name}, ${c.variant.name}`);
+      // The three ways take turns going first: a machine that slows down mid-round slows each.
+      const ways = ['floor', 'replay', 'ralphtool'];
+      for (let k = 0; k < ways.length; k++) {
+        const way = ways[(k + r) % ways.length];
+        c.samples[way].push(await measure(way, c.size.template, c.variant, c.recording, stories));
+      }
+    }
   }
 
-  process.stdout.write(`${formatReport({ results, sizes, startup, runs, stories, gitReps })}\n`);
+  const long = [];
+  for (const n of longChanges) {
+    log(`a change of ${n} stories…`);
+    const template = makeFixtureRepo(work, `fixture-long-${n}`, { files: 20, stories: n }, env);
+    const agent = prepareAgent(work, { stories: n, failFirst: false, fakeAgent, tag: `long-${n}` });
+    const variant = { name: 'accepted', failFirst: false, agent };
+    const samples = { floor: [], ralphtool: [] };
+    for (let r = 0; r < longRounds; r++) {
+      const ways = r % 2 === 0 ? ['floor', 'ralphtool'] : ['ralphtool', 'floor'];
+      for (const way of ways) samples[way].push(await measure(way, template, variant, null, n));
+    }
+    long.push({ stories: n, samples });
+  }
+
+  const results = { rounds, stories, cases, long, longRounds };
+  process.stdout.write(`${formatReport(results)}\n`);
   if (jsonOut) {
-    const git = Object.fromEntries(
-      sizes.map((s) => [s.name, { ...s.git, wrapper: s.wrapperFloor }]),
-    );
-    writeFileSync(jsonOut, JSON.stringify({ runs, stories, startup, results, git }, null, 2));
+    const plain = {
+      rounds,
+      stories,
+      cases: cases.map((c) => ({
+        repo: c.size.name,
+        variant: c.variant.name,
+        gitCallsPerStory: c.recording.loopCalls / stories,
+        samples: c.samples,
+      })),
+      long,
+    };
+    writeFileSync(jsonOut, JSON.stringify(plain, null, 2));
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** `runs` timed runs of one variant on fresh copies of one repository, and one counting run. */
-async function measureVariant(size, variant) {
-  const samples = [];
-  for (let r = 0; r < runs; r++) {
-    log(`${size.name}, ${variant.name}: run ${r + 1}/${runs}`);
-    await inCopy(size.template, async (repo) => {
-      const run = await timedRun({ cli, repo, agent: variant.agent, env, timesFile });
-      checkRun(run, variant.failFirst);
-      const inLoop = loopMs(run.events, run.agentMs);
-      samples.push({
-        wallMs: run.wallMs,
-        agentMs: run.agentMs,
-        attempts: run.attempts,
-        overheadPerStory: (run.wallMs - run.agentMs) / stories,
-        loopPerStory: inLoop / stories,
-        fixedMs: run.wallMs - run.agentMs - inLoop,
-      });
+/**
+ * One untimed run of ralphtool with the recording git first on PATH: the git processes it starts
+ * (with everything needed to replay them), which of them ran inside the loop, and its final branch.
+ */
+async function record(template, agent, n) {
+  const dir = mkdtempSync(path.join(work, 'record-'));
+  const recorder = makeRecordingGit(dir);
+  return inCopy(template, async (repo) => {
+    const run = await timedRun({
+      cli,
+      repo,
+      agent,
+      env: {
+        ...env,
+        PATH: `${recorder.bin}${path.delimiter}${env.PATH ?? ''}`,
+        BENCH_GIT_LOG: recorder.log,
+      },
+      timesFile,
     });
-  }
-  const gitCalls = await inCopy(size.template, (repo) =>
-    countGitProcesses({ cli, repo, agent: variant.agent, env, timesFile, workDir: work }),
-  );
-  const pick = (key) => median(samples.map((s) => s[key]));
-  return {
-    repo: size.name,
-    variant: variant.name,
-    failFirst: variant.failFirst,
-    attempts: pick('attempts'),
-    wallMs: pick('wallMs'),
-    agentMs: pick('agentMs'),
-    overheadPerStoryMs: pick('overheadPerStory'),
-    loopPerStoryMs: pick('loopPerStory'),
-    fixedMs: pick('fixedMs'),
-    gitCalls,
-    samples,
-  };
+    checkRun(run, agent.failFirst, n);
+    const entries = readRecording(recorder);
+    const window = loopWindow(run.events);
+    const loopCalls = entries.filter(
+      (e) => e.kind === 'git' && e.startMs >= window.fromMs && e.startMs <= window.toMs,
+    ).length;
+    const branch = execFileSync('git', ['rev-parse', `ralph/${CHANGE}`], {
+      cwd: repo,
+      env,
+      encoding: 'utf8',
+    }).trim();
+    return { repo, entries, window, loopCalls, branch };
+  });
+}
+
+/** Milliseconds per story of one way on a fresh copy (git processes per story for the floor). */
+async function measure(way, template, variant, recording, n) {
+  return inCopy(template, async (repo) => {
+    const agent = agentRunner({ fakeAgent, scenarioFile: variant.agent.scenarioFile, env });
+    if (way === 'floor') {
+      return protocolFloor({ repo, env, stories: n, failFirst: variant.failFirst, agent });
+    }
+    if (way === 'replay') {
+      const replay = replayRecording(recording.entries, {
+        fromRepo: recording.repo,
+        toRepo: repo,
+        env,
+        window: recording.window,
+        agent,
+      });
+      const branch = execFileSync('git', ['rev-parse', `ralph/${CHANGE}`], {
+        cwd: repo,
+        env,
+        encoding: 'utf8',
+      }).trim();
+      const expected = replay.shas.get(recording.branch) ?? recording.branch;
+      if (branch !== expected)
+        throw new Error(`the replay ended at ${branch}, the run at ${recording.branch}`);
+      return { msPerStory: replay.loopMs / n, callsPerStory: replay.loopCalls / n };
+    }
+    const run = await timedRun({ cli, repo, agent: variant.agent, env, timesFile });
+    checkRun(run, variant.failFirst, n);
+    return {
+      msPerStory: loopMs(run.events, run.agentMs) / n,
+      wallMs: run.wallMs,
+      agentMs: run.agentMs,
+    };
+  });
+}
+
+/** The loop: from the first `story.started` to `run.awaiting-choice`, in epoch milliseconds. */
+function loopWindow(events) {
+  const at = (type) => Date.parse(events.find((e) => e.type === type)?.ts ?? '');
+  return { fromMs: at('story.started'), toMs: at('run.awaiting-choice') };
 }
 
 async function inCopy(template, fn) {
@@ -145,16 +221,16 @@ async function inCopy(template, fn) {
 }
 
 /** A benchmark of a broken run would measure the wrong thing: refuse it. */
-function checkRun(run, failFirst) {
+function checkRun(run, failFirst, n) {
   const finished = run.events.at(-1);
   const checkpoints = run.events.filter((e) => e.type === 'checkpoint.created').length;
-  const expected = failFirst ? stories * 2 : stories;
+  const expected = failFirst ? n * 2 : n;
   if (finished?.type !== 'run.finished' || finished.outcome !== 'complete') {
     throw new Error(`the run did not complete: ${JSON.stringify(finished)}`);
   }
-  if (checkpoints !== stories || run.attempts !== expected) {
+  if (checkpoints !== n || run.attempts !== expected) {
     throw new Error(
-      `expected ${stories} checkpoints and ${expected} attempts, got ${checkpoints} and ${run.attempts}`,
+      `expected ${n} checkpoints and ${expected} attempts, got ${checkpoints} and ${run.attempts}`,
     );
   }
 }

@@ -5,27 +5,19 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { CHANGE } from './fixture-repo.mjs';
+import { agentWrapperScript } from './git-record.mjs';
 
 /**
- * Writes the agent wrapper and the fake agent's scenario into `dir`. The wrapper's own cost
- * (a shell and two `date` processes, a few ms) is counted as ralphtool's, so the figures
- * err on the side of more overhead.
+ * Writes the agent wrapper and the fake agent's scenario into `dir`. The wrapper's own cost (a
+ * bash start, a few ms) is counted as ralphtool's, so the figures err on the side of more
+ * overhead.
  */
-export function prepareAgent(dir, { stories, failFirst, fakeAgent }) {
+export function prepareAgent(
+  dir,
+  { stories, failFirst, fakeAgent, tag = failFirst ? 'revert' : 'plain' },
+) {
   const wrapper = path.join(dir, 'timed-agent.sh');
-  writeFileSync(
-    wrapper,
-    [
-      '#!/bin/sh',
-      'start=$(date +%s%N)',
-      '"$BENCH_NODE" "$BENCH_FAKE_AGENT"',
-      'code=$?',
-      'end=$(date +%s%N)',
-      'echo "$RALPHTOOL_STORY_ID-$RALPHTOOL_ATTEMPT $start $end" >> "$BENCH_AGENT_TIMES"',
-      'exit $code',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(wrapper, agentWrapperScript());
   chmodSync(wrapper, 0o755);
 
   const scenario = {};
@@ -45,9 +37,9 @@ export function prepareAgent(dir, { stories, failFirst, fakeAgent }) {
     }
     scenario[`${i}-*`] = done;
   }
-  const scenarioFile = path.join(dir, `scenario-${failFirst ? 'revert' : 'plain'}.json`);
+  const scenarioFile = path.join(dir, `scenario-${tag}.json`);
   writeFileSync(scenarioFile, JSON.stringify(scenario));
-  return { wrapper, scenarioFile, fakeAgent };
+  return { wrapper, scenarioFile, fakeAgent, failFirst };
 }
 
 /** Runs the CLI once in `repo`; returns wall time, agent time, attempts and the events. */
@@ -88,7 +80,7 @@ export async function timedRun({ cli, repo, agent, env, timesFile }) {
         .filter((line) => line.trim() !== '')
         .map((line) => {
           const [key, start, end] = line.split(' ');
-          return { key, ms: Number(BigInt(end) - BigInt(start)) / 1e6 };
+          return { key, ms: (Number(end) - Number(start)) * 1000 };
         })
     : [];
   const agentMs = attempts.reduce((sum, a) => sum + a.ms, 0);

@@ -1,60 +1,59 @@
-// The benchmark's printed tables: per repository and variant, then per bare git command.
-import { perStory } from './bare-git.mjs';
-import { ms, table } from './stats.mjs';
+// The benchmark's printed tables: per repository and variant the floor, the replay and ralphtool
+// (ms per story, median and min–max of the rounds), their ratios and the git processes; then the
+// long changes.
+import { median, ratio, spread, table } from './stats.mjs';
 
-export function formatReport({ results, sizes, startup, runs, stories, gitReps }) {
-  const sizeOf = (name) => sizes.find((s) => s.name === name);
-  const rows = results.map((r) => {
-    const bare = perStory(sizeOf(r.repo).git);
-    const bareStory = r.failFirst ? bare.accept + bare.revert : bare.accept;
+const perStory = (samples) => samples.map((s) => s.msPerStory);
+
+export function formatReport({ rounds, stories, cases, long, longRounds }) {
+  const rows = cases.map((c) => {
+    const floor = perStory(c.samples.floor);
+    const replay = perStory(c.samples.replay);
+    const ralph = perStory(c.samples.ralphtool);
     return [
-      r.repo,
-      r.variant,
-      r.attempts,
-      ms(r.wallMs),
-      ms(r.agentMs),
-      ms(r.fixedMs),
-      ms(r.loopPerStoryMs),
-      ms(r.overheadPerStoryMs),
-      ms(bareStory),
-      r.gitCalls ? (r.gitCalls.inLoop / stories).toFixed(1) : 'n/a',
+      c.size.name,
+      c.variant.name,
+      spread(floor),
+      spread(replay),
+      spread(ralph),
+      ratio(median(ralph), median(floor)),
+      ratio(median(replay), median(floor)),
+      `${(c.recording.loopCalls / stories).toFixed(1)} / ${median(c.samples.floor.map((s) => s.callsPerStory)).toFixed(1)}`,
     ];
   });
-  const header = [
-    'repo',
-    'variant',
-    'attempts',
-    'wall',
-    'agent',
-    'fixed',
-    'loop/story',
-    'overhead/story',
-    'bare git/story',
-    'git procs/story',
-  ];
-  const commands = Object.keys(sizes[0].git);
+  const longRows = long.map((l) => {
+    const floor = perStory(l.samples.floor);
+    const ralph = perStory(l.samples.ralphtool);
+    return [l.stories, spread(floor), spread(ralph), ratio(median(ralph), median(floor))];
+  });
   return [
-    `ralphtool overhead: ${stories} stories, median of ${runs} runs`,
-    '',
-    table(header, rows),
-    '',
-    `agent          = sum of the agent processes' wall time (fake agent: a node start each)`,
-    `fixed          = wall − agent − loop: process start, imports, set-up, completion`,
-    `                 (node + CLI start alone, \`ralphtool --version\`: ${ms(startup)})`,
-    'loop/story     = (first story.started → run.awaiting-choice) − agent, per story',
-    'overhead/story = (wall − agent) / stories',
-    'bare git/story = status + add -A + commit; when an attempt fails, plus temp-index',
-    '                 write-tree + checkout -f -B + reset --hard + clean -fd + status',
-    'git procs/story = git processes ralphtool started inside the loop, per story',
-    '',
-    `bare git commands: median of ${gitReps} repetitions`,
+    `ralphtool per story beside the agent: ${stories} stories, ${rounds} rounds interleaved, median (min–max)`,
     '',
     table(
-      ['command', ...sizes.map((s) => s.name)],
       [
-        ...commands.map((c) => [c, ...sizes.map((s) => ms(s.git[c]))]),
-        ['rev-parse via exec() wrapper', ...sizes.map((s) => ms(s.wrapperFloor))],
+        'repo',
+        'story',
+        'protocol floor',
+        'ralphtool git replayed',
+        'ralphtool',
+        'ralphtool / floor',
+        'replay / floor',
+        'git procs (ralphtool / floor)',
       ],
+      rows,
     ),
+    '',
+    'protocol floor  = accept: add -A + commit; a failed attempt first: its copy of the index,',
+    '                  add -A into it, write-tree, commit-tree, update-ref, reset --hard, clean -fd',
+    'ralphtool git replayed = every git process ralphtool started inside the loop, run again bare',
+    "ralphtool       = (first story.started → run.awaiting-choice − the agent's own time) / stories",
+    '',
+    ...(long.length > 0
+      ? [
+          `long changes (accepted stories, small repository, ${longRounds} rounds)`,
+          '',
+          table(['stories', 'protocol floor', 'ralphtool', 'ralphtool / floor'], longRows),
+        ]
+      : []),
   ].join('\n');
 }

@@ -23,3 +23,16 @@ export function table(header, rows) {
       .join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
+
+/** `median (min–max)` of milliseconds, e.g. `94.1 ms (88.0–120.3)`. */
+export function spread(values) {
+  if (values.length === 0) return 'n/a';
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  return `${ms(median(values))} (${min.toFixed(1)}–${max.toFixed(1)})`;
+}
+
+/** `a / b` as `4.8×`. */
+export function ratio(a, b) {
+  return Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : 'n/a';
+}
