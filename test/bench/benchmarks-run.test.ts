@@ -45,6 +45,21 @@ describe('the benchmark scripts still run', () => {
     expect(stdout).toMatch(/^3\s+\S+ ms/m);
   }, 600_000);
 
+  it('stream-throughput.mjs reports both streams for a tiny run', async () => {
+    const stdout = await runScript('bench/stream-throughput.mjs', [
+      '--bytes',
+      '2000000',
+      '--lines',
+      '20000',
+      '--rounds',
+      '1',
+      '--cli',
+      CLI_PATH,
+    ]);
+    expect(stdout).toMatch(/Claude stream-json\s+2 MB\s.*MB\/s.*MiB/);
+    expect(stdout).toMatch(/tiny text lines\s+20000 lines\s.*lines\/s.*MiB/);
+  }, 600_000);
+
   it('remote-push.mjs reports the cost of --push for a tiny run', async () => {
     const stdout = await runScript('bench/remote-push.mjs', [
       '--rounds',
