@@ -122,7 +122,11 @@ describe('claude translator: lines of unknown shape', () => {
     const t = createClaudeTranslator();
     const events = feed(t, [init, result('error_max_tokens', { result: 'too long' })]);
     expect(events.map((e) => e.type)).toEqual(['result', 'error', 'unknown']);
-    expect(events[2]).toEqual({ type: 'unknown', what: 'result/error_max_tokens', version: '2.3.0' });
+    expect(events[2]).toEqual({
+      type: 'unknown',
+      what: 'result/error_max_tokens',
+      version: '2.3.0',
+    });
     expect(t.finish('').agentError).toMatch(/error_max_tokens/);
     // Read to its end: nothing after the result counts.
     expect(feed(t, [{ type: 'thought_summary' }])).toEqual([]);
