@@ -104,6 +104,16 @@ describe('a JSON-lines agent that prints no JSON', () => {
     );
   });
 
+  it('fails a real program that is not Claude Code at all (echo prints its arguments)', async () => {
+    const { output } = await attempt({ agent: 'claude' }, [], {
+      RALPHTOOL_CLAUDE_BIN: '/bin/echo',
+    });
+    expect(output.exitCode).toBe(0);
+    expect(output.fatal).toMatch(
+      /^Claude Code printed no JSON events \(first line: "-p --output-format stream-json --verbose --dangerously-skip-permissions"\): is `\/bin\/echo` the Claude Code CLI/,
+    );
+  });
+
   it('names codex and its flag when `codex` on PATH prints text', async () => {
     const bin = join(dir, 'bin');
     mkdirSync(bin);
