@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ifParsed, lineType, parseJsonLine } from './json-line.js';
+import { lineKind, lineType, parseJsonLine } from './json-line.js';
+import { unknownClaudeKind } from './claude-stream-types.js';
 import { summarizeToolInput } from './tool-summary.js';
 import {
   limitFromRejected,
@@ -28,6 +29,8 @@ const SystemLine = z.object({
   attempt: count,
   max_retries: count,
   retry_delay_ms: count,
+  // init: the version named in an `unknown` event's hint.
+  claude_code_version: z.string().nullish(),
 });
 const AssistantLine = z.object({
   type: z.literal('assistant'),
@@ -81,6 +84,21 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
   // The last `rejected` rate_limit_event (its reset time) and the last api_retry's status.
   let rejected: RateLimitInfo | null = null;
   let lastRetryStatus: number | null | undefined;
+  let version: string | null = null;
+
+  // A kind of line this Claude Code version does not print, or a known one whose fields changed.
+  const unknown = (what: string): AgentEvent => ({
+    type: 'unknown',
+    what,
+    ...(version !== null ? { version } : {}),
+  });
+  /** The handler's events for a line that fits its schema; an `unknown` event for one that does not. */
+  const ifFits = <T>(
+    json: unknown,
+    parsed: { success: true; data: T } | { success: false },
+    handle: (value: T) => AgentEvent[],
+  ): AgentEvent[] =>
+    parsed.success ? handle(parsed.data) : [unknown(`${lineKind(json)} (unexpected fields)`)];
 
   const authFailure = (detail: string): AgentEvent[] => {
     if (fatal) return [];
@@ -90,6 +108,7 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
 
   const onSystem = (line: z.infer<typeof SystemLine>): AgentEvent[] => {
     const refused = line.error === 'authentication_failed' || line.error_status === 401;
+    if (line.subtype === 'init' && line.claude_code_version) version = line.claude_code_version;
     if (refused) return authFailure(`API answered ${line.error_status ?? line.error}`);
     if (line.subtype === API_RETRY) lastRetryStatus = line.error_status ?? null;
     return line.subtype === API_RETRY ? [{ type: 'notice', text: retryNotice(line) }] : [];
@@ -180,17 +199,33 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
     return events;
   };
 
+  const readKnown = (json: unknown, type: unknown): AgentEvent[] => {
+    if (type === 'system') return ifFits(json, SystemLine.safeParse(json), onSystem);
+    if (type === 'assistant') return ifFits(json, AssistantLine.safeParse(json), onAssistant);
+    if (type === 'result') return ifFits(json, ResultLine.safeParse(json), onResult);
+    if (type === 'rate_limit_event') {
+      return ifFits(json, RateLimitLine.safeParse(json), onRateLimit);
+    }
+    return [];
+  };
+
   return {
     push(text, truncated) {
       if (ended || truncated) return [];
       const json = parseJsonLine(text);
       const type = lineType(json);
-      if (type === 'system') return ifParsed(SystemLine.safeParse(json), onSystem);
-      if (type === 'assistant') return ifParsed(AssistantLine.safeParse(json), onAssistant);
-      if (type === 'result') return ifParsed(ResultLine.safeParse(json), onResult);
-      if (type === 'rate_limit_event') return ifParsed(RateLimitLine.safeParse(json), onRateLimit);
-      return [];
+      // Not a JSON object (a stray text line): skipped; a stream of nothing else is stopped
+      // early by run-agent-process.ts.
+      const kind = lineKind(json);
+      if (kind === null) return [];
+      const events = readKnown(json, type);
+      const subtype = (json as { subtype?: unknown }).subtype;
+      const news = typeof type === 'string' ? unknownClaudeKind(type, subtype) : kind;
+      // A new subtype of a type that is read (a `result`) is still read: it may end the stream.
+      const reported = events.some((e) => e.type === 'unknown');
+      return news === null || reported ? events : [...events, unknown(news)];
     },
+    format: 'json-lines',
     finish(stderrTail): TranslatedOutcome {
       if (!fatal && ROOT_REFUSAL.test(stderrTail)) fatal = CLAUDE_ROOT_MESSAGE;
       // Rejected, then no result at all: Claude Code ended at the limit without saying more.

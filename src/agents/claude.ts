@@ -1,5 +1,5 @@
 import { createClaudeTranslator } from './claude-translator.js';
-import { programNotFound, vendorProgram } from './programs.js';
+import { productName, programNotFound, vendorProgram, wrongProgramFix } from './programs.js';
 import { runAgentProcess } from './run-agent-process.js';
 import type { AgentBackend } from './types.js';
 
@@ -36,6 +36,11 @@ export function createClaudeBackend(options: {
         env,
         translator: createClaudeTranslator({ cwd: request.cwd }),
         notFoundMessage: `${programNotFound('claude', which)}.`,
+        expects: {
+          product: productName('claude'),
+          flag: '--output-format stream-json',
+          fix: wrongProgramFix('claude', which),
+        },
       });
     },
   };

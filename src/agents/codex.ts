@@ -1,5 +1,5 @@
 import { createCodexTranslator } from './codex-translator.js';
-import { programNotFound, vendorProgram } from './programs.js';
+import { productName, programNotFound, vendorProgram, wrongProgramFix } from './programs.js';
 import { runAgentProcess } from './run-agent-process.js';
 import type { AgentBackend } from './types.js';
 
@@ -27,6 +27,11 @@ export function createCodexBackend(options: {
         env,
         translator: createCodexTranslator({ elapsedMs: () => Date.now() - startedAt }),
         notFoundMessage: `${programNotFound('codex', which)}.`,
+        expects: {
+          product: productName('codex'),
+          flag: 'exec --json',
+          fix: wrongProgramFix('codex', which),
+        },
       });
     },
   };

@@ -65,6 +65,8 @@ export function createCommandTranslator(
     answer = answer.slice(cut);
   };
   return {
+    // Any program's stdout: text, so a stream without JSON is no sign of a wrong program.
+    format: 'text',
     push(line): AgentEvent[] {
       answer += `${line}\n`;
       if (/ralphtool-(?:resets-at|limit-kind):/.test(line)) resetLines.push(line);

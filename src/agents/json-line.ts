@@ -21,3 +21,14 @@ export function ifParsed<T>(
 ): AgentEvent[] {
   return parsed.success ? handle(parsed.data) : [];
 }
+
+/**
+ * A JSON object line's kind as the stream names it: `type`, or `type/subtype` when it has a
+ * subtype; null for a line that is not a JSON object. What an `unknown` event calls it.
+ */
+export function lineKind(json: unknown): string | null {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  const { type, subtype } = json as { type?: unknown; subtype?: unknown };
+  if (typeof type !== 'string') return '(no type)';
+  return typeof subtype === 'string' ? `${type}/${subtype}` : type;
+}

@@ -31,6 +31,11 @@ const PRODUCT: Record<VendorAgent, { name: string; install: string }> = {
   codex: { name: 'Codex', install: 'npm install -g @openai/codex' },
 };
 
+/** The agent's product name (`Claude Code` for claude); a backend ralphtool has no name for, as is. */
+export function productName(agent: string): string {
+  return agent in PRODUCT ? PRODUCT[agent as VendorAgent].name : agent;
+}
+
 /** How to install a vendor agent's CLI, e.g. "install Codex with `npm install -g @openai/codex`". */
 export function installHint(agent: VendorAgent): string {
   return `install ${PRODUCT[agent].name} with \`${PRODUCT[agent].install}\``;
@@ -43,4 +48,18 @@ export function programNotFound(agent: VendorAgent, which: AgentProgram): string
   }
   const orVariable = agent === 'claude' ? `, or set ${CLAUDE_BIN_VARIABLE} to its path` : '';
   return `${PRODUCT[agent].name} (\`${which.program}\`) was not found on PATH: ${installHint(agent)}${orVariable}`;
+}
+
+/**
+ * What to do when the program printed no JSON (not the agent's CLI, or too old a version): the
+ * end of the message of run-agent-process.ts.
+ */
+export function wrongProgramFix(agent: VendorAgent, which: AgentProgram): string {
+  const variable =
+    agent !== 'claude'
+      ? ''
+      : which.fromEnv !== null
+        ? `, or point ${which.fromEnv} at it`
+        : `, or set ${CLAUDE_BIN_VARIABLE} to its path`;
+  return `Check \`${which.program} --version\`; ${installHint(agent)}${variable}.`;
 }

@@ -3,6 +3,13 @@ import { dirname } from 'node:path';
 import { RuntimeError } from '../core/errors.js';
 import type { StrayProcess } from '../process/descendants.js';
 import { streamProcess } from '../process/stream.js';
+import {
+  createNoJsonCheck,
+  NO_JSON_QUIET_MS,
+  noJsonMessage,
+  type JsonExpectation,
+  type NoJsonVerdict,
+} from './no-json-check.js';
 import type { AgentEvent, AttemptOutput, AttemptRequest, StreamTranslator } from './types.js';
 
 export interface AgentLaunch {
@@ -13,6 +20,11 @@ export interface AgentLaunch {
   translator: StreamTranslator;
   /** What to tell the user when the program does not exist (how to install or fix it). */
   notFoundMessage: string;
+  /**
+   * How a JSON-lines agent's "printed no JSON" message names it (its product, the flag that makes
+   * it print JSON, what to do); absent parts fall back to the program and its arguments.
+   */
+  expects?: Partial<JsonExpectation>;
 }
 
 /**
@@ -35,6 +47,7 @@ export async function runAgentProcess(
     request.onEvent(event);
   };
 
+  const noJson = watchForJson(launch, () => giveUp.abort());
   const result = await streamProcess(launch.program, launch.args, {
     cwd: request.cwd,
     env: {
@@ -52,7 +65,10 @@ export async function runAgentProcess(
     ...(request.onSpawn ? { onSpawn: request.onSpawn } : {}),
     // Agents start dev servers and watchers; none may outlive the attempt or write into the next.
     watchDescendants: true,
-    onLine: (line, truncated) => launch.translator.push(line, truncated).forEach(deliver),
+    onLine: (line, truncated) => {
+      noJson.observe(line, truncated);
+      launch.translator.push(line, truncated).forEach(deliver);
+    },
     isProgress: launch.translator.isProgress?.bind(launch.translator),
   });
 
@@ -65,6 +81,8 @@ export async function runAgentProcess(
   }
 
   const outcome = launch.translator.finish(result.stderrTail, result.exitCode);
+  // Retrying cannot help: the next attempt starts the same program with the same flags.
+  const wrongProgram = noJson.end(result.aborted || result.timedOut !== null);
   return {
     finalAnswer: outcome.finalAnswer,
     exitCode: result.exitCode,
@@ -73,7 +91,7 @@ export async function runAgentProcess(
     aborted: result.aborted && request.signal.aborted,
     stderrTail: result.stderrTail,
     agentError: outcome.agentError,
-    fatal: outcome.fatal,
+    fatal: wrongProgram ?? outcome.fatal,
     limit: outcome.limit ?? null,
     budgetReached: outcome.budgetReached ?? null,
   };
@@ -83,4 +101,51 @@ export async function runAgentProcess(
 function straysNotice(strays: readonly StrayProcess[]): string {
   const named = strays.map((s) => `${s.pid} (${s.command})`).join(', ');
   return `killed ${strays.length} process(es) the agent left running outside its process group: ${named}`;
+}
+
+/**
+ * Stops a JSON-lines agent that prints no JSON at all (the wrong program, or a version without
+ * the JSON flag) after its first lines, not after the idle timeout: `stop` kills it as a fatal
+ * error does. `end` says why, once the process is over; null when it printed JSON, or is no
+ * JSON-lines agent (the `command` agent prints text).
+ */
+function watchForJson(
+  launch: AgentLaunch,
+  stop: () => void,
+): { observe: (line: string, truncated: boolean) => void; end: (cut: boolean) => string | null } {
+  if ((launch.translator.format ?? 'json-lines') !== 'json-lines') {
+    return { observe: () => undefined, end: () => null };
+  }
+  const check = createNoJsonCheck();
+  const expected: JsonExpectation = {
+    product: launch.expects?.product ?? `\`${launch.program}\``,
+    flag: launch.expects?.flag ?? launch.args.join(' '),
+    fix: launch.expects?.fix ?? `Check \`${launch.program} --version\`.`,
+  };
+  let reason: string | null = null;
+  let quiet: NodeJS.Timeout | undefined;
+  const decide = (verdict: NoJsonVerdict): void => {
+    if (verdict.kind === 'json') clearTimeout(quiet);
+    if (verdict.kind !== 'no-json' || reason !== null) return;
+    reason = noJsonMessage(launch.program, expected, verdict.firstLine);
+    clearTimeout(quiet);
+    stop();
+  };
+  return {
+    observe(line, truncated) {
+      if (reason !== null) return;
+      const verdict = check.observe(line, truncated);
+      decide(verdict);
+      // A few lines of text, then silence: the rest of the lines may never come.
+      if (verdict.kind === 'undecided' && verdict.seenText && quiet === undefined) {
+        quiet = setTimeout(() => decide(check.settle()), NO_JSON_QUIET_MS);
+      }
+    },
+    end(cut) {
+      clearTimeout(quiet);
+      // Text only, then the program exited by itself: as wrong as one that goes on printing.
+      if (reason === null && !cut) decide(check.settle());
+      return reason;
+    },
+  };
 }

@@ -35,7 +35,12 @@ export type AgentEvent =
    * newer agent version): `what` names it (the event's `type`, or `type/subtype`). Never judged;
    * the run reports each name once, with a hint to upgrade ralphtool.
    */
-  | { type: 'unknown'; what: string };
+  | {
+      type: 'unknown';
+      what: string;
+      /** The agent's version when its own stream said it (Claude Code's `system/init`). */
+      version?: string;
+    };
 
 export interface AttemptRequest {
   prompt: string;
@@ -114,4 +119,10 @@ export interface StreamTranslator {
    * idle timer, so an agent that only ever retries is still stopped. Absent: every line is.
    */
   isProgress?(line: string): boolean;
+  /**
+   * What the agent prints on stdout: `json-lines` (one JSON object a line: a stream that holds
+   * none is the wrong program or version, stopped early, see run-agent-process.ts) or `text`
+   * (anything, the `command` agent). Absent: `json-lines`, what every vendor CLI prints.
+   */
+  readonly format?: 'json-lines' | 'text';
 }

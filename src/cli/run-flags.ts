@@ -61,7 +61,12 @@ const repeatable = (value: string, previous: string[] | undefined): string[] => 
 
 export function addRunOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--agent <name>', 'agent backend: claude, codex or command'))
+    .addOption(
+      new Option(
+        '--agent <name>',
+        'agent backend: claude, codex or command (claude and codex must print JSON events: a program printing none is stopped after 20 lines or 5s, and the run ends)',
+      ),
+    )
     .addOption(
       new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
     )

@@ -130,6 +130,20 @@ export type RunEvent =
   | { type: 'agent.tool'; storyId: string; attempt: number; name: string; summary: string }
   | { type: 'agent.notice'; storyId: string; attempt: number; text: string }
   | {
+      /**
+       * The agent printed stream lines of a kind ralphtool does not know (a newer agent version):
+       * reported once per kind a run, skipped, never judged.
+       */
+      type: 'agent.unrecognised';
+      storyId: string;
+      attempt: number;
+      agent: string;
+      /** The kind: the line's `type`, or `type/subtype`; `… (unexpected fields)` for a known one. */
+      what: string;
+      /** What to do (upgrade ralphtool, or pin the agent), naming the agent's version when known. */
+      hint: string;
+    }
+  | {
       type: 'agent.result';
       storyId: string;
       attempt: number;

@@ -1,4 +1,5 @@
 import type { AgentBackend, AgentEvent, AgentLimit } from '../agents/types.js';
+import { unrecognisedHint } from '../agents/unrecognised.js';
 import type { Change, Requirement, Story } from '../core/change.js';
 import type { AttemptFailure, RunEvent, VerifyResult } from '../core/events.js';
 import { judgeAttempt, type AttemptVerdict } from '../core/judge.js';
@@ -121,6 +122,17 @@ export async function runAttempt(
         return;
       case 'notice':
         emit({ type: 'agent.notice', storyId, attempt, text: event.text });
+        return;
+      case 'unknown':
+        // Said once per kind a run (the loop filters repeats), never judged.
+        emit({
+          type: 'agent.unrecognised',
+          storyId,
+          attempt,
+          agent: backend.name,
+          what: event.what,
+          hint: unrecognisedHint(backend.name, event.version),
+        });
         return;
       case 'error':
         // A fatal one ends the run; the orchestrator reports it once, with what to do.

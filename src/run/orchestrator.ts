@@ -6,6 +6,7 @@ import { endRun, reportExhausted } from './run-end.js';
 import { prepareRunLimits } from './run-limits.js';
 import { attemptStory } from './story-attempt.js';
 import { runVerifyBaseline } from './verify-baseline.js';
+import { unrecognisedOnce } from './unrecognised-once.js';
 
 export type { ChooseCompletion, LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 
@@ -13,7 +14,8 @@ export type { ChooseCompletion, LoopDeps, LoopResult, LoopSetup } from './loop-t
  * The loop: asks core what to do next, does it with the agent and the checkpoint
  * engine, and reports every step as an event. Ends with the completion choice.
  */
-export async function runLoop(setup: LoopSetup, deps: LoopDeps): Promise<LoopResult> {
+export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopResult> {
+  const deps: LoopDeps = { ...given, emit: unrecognisedOnce(given.emit) };
   const started = Date.now();
   let stories = setup.change.stories;
   let fatalError: string | null = null;

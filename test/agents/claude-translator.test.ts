@@ -162,7 +162,7 @@ describe('claude translator', () => {
     expect(outcome.fatal).toBeNull();
   });
 
-  it('skips unknown types, garbage, schema mismatches and truncated lines', () => {
+  it('skips garbage, known types it does not read and truncated lines; names schema mismatches', () => {
     const t = createClaudeTranslator();
     const events = feed(t, [
       '',
@@ -180,7 +180,11 @@ describe('claude translator', () => {
       ]),
     ]);
     expect(t.push(JSON.stringify(result()).slice(0, 50), true)).toEqual([]);
-    expect(events).toEqual([{ type: 'message', text: 'still here' }]);
+    expect(events).toEqual([
+      { type: 'unknown', what: 'assistant (unexpected fields)' },
+      { type: 'unknown', what: 'result (unexpected fields)' },
+      { type: 'message', text: 'still here' },
+    ]);
     expect(t.finish('').finalAnswer).toBe('still here');
   });
 

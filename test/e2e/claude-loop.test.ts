@@ -180,6 +180,8 @@ describe('ralphtool run with the real claude binary and a scripted model', () =>
       expect(tokens['output']).toBeGreaterThan(0);
     }
     expect(ofType(events, 'attempt.failed')).toEqual([]);
+    // Every line the real binary printed (init, assistant, user, result …) is a kind ralphtool knows.
+    expect(ofType(events, 'agent.unrecognised')).toEqual([]);
     const checkpoints = ofType(events, 'checkpoint.created');
     expect(checkpoints.map((e) => e['storyId'])).toEqual(['1', '2', '3']);
     expect(events.at(-1)).toMatchObject({

@@ -67,6 +67,25 @@ describe('loop view from events', () => {
     ]);
   });
 
+  it('shows lines of an unknown kind as a notice in the transcript, made safe, and counts no error', () => {
+    const view = fold([
+      ...storyTwoDoneStoryThreeRetrying(),
+      at(66, {
+        type: 'agent.unrecognised',
+        storyId: '3',
+        attempt: 2,
+        agent: 'claude',
+        what: 'thought_summary\u001b[2J',
+        hint: 'Claude Code 2.9.0 printed lines this ralphtool does not know; upgrade ralphtool',
+      }),
+    ]);
+    expect(view.details['3']?.transcript.lines.at(-1)).toMatchObject({
+      kind: 'note',
+      text: '⚠ unknown agent output (thought_summary): Claude Code 2.9.0 printed lines this ralphtool does not know; upgrade ralphtool',
+    });
+    expect(view.errors).toHaveLength(1);
+  });
+
   it('shows the agent’s retry notices in its transcript, made safe, and counts no error', () => {
     const view = fold([
       ...storyTwoDoneStoryThreeRetrying(),

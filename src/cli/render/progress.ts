@@ -83,6 +83,9 @@ export class ProgressPrinter {
       case 'agent.notice':
         // Why the agent is silent (Claude Code retrying the API): said, never judged.
         return [s.yellow(detail(`⟳ ${event.text}`))];
+      case 'agent.unrecognised':
+        // Once per kind a run: the agent is newer than ralphtool; said whole, with what to do.
+        return [s.yellow(detail(`⚠ unknown agent output (${event.what}): ${event.hint}`, 1000))];
       case 'agent.result':
         return [
           s.dim(

@@ -180,6 +180,15 @@ function applyEvent(
     case 'agent.notice':
       write(event.storyId, [{ kind: 'note', text: `⟳ ${oneLine(event.text)}` }]);
       return next;
+    case 'agent.unrecognised':
+      // Once per kind a run: a newer agent's lines, skipped; the hint says what to do.
+      write(event.storyId, [
+        {
+          kind: 'note',
+          text: `⚠ unknown agent output (${oneLine(event.what)}): ${oneLine(event.hint)}`,
+        },
+      ]);
+      return next;
     case 'agent.result': {
       const t = event.tokens;
       write(event.storyId, [
