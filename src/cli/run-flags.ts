@@ -51,7 +51,7 @@ export interface RawRunFlags extends RawRemoteFlags {
   answerFile?: string;
 }
 
-const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'command'];
+const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'gemini', 'command'];
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 const repeatable = (value: string, previous: string[] | undefined): string[] => [
@@ -61,7 +61,7 @@ const repeatable = (value: string, previous: string[] | undefined): string[] => 
 
 export function addRunOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--agent <name>', 'agent backend: claude, codex or command'))
+    .addOption(new Option('--agent <name>', 'agent backend: claude, codex, gemini or command'))
     .addOption(
       new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
     )
