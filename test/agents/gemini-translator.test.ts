@@ -154,10 +154,15 @@ describe('createGeminiTranslator on recorded streams', () => {
       // "Please retry in 43.5s." from NOW
       resetsAt: '2026-11-27T23:41:02.500Z',
       source: 'gemini result',
-      message: expect.stringMatching(/^Gemini CLI: \[API Error: You exceeded your current quota/),
+      message: expect.stringMatching(
+        /^Gemini CLI: \[API Error: You exceeded your current quota/,
+      ) as unknown,
     });
     expect(ofType(events, 'notice')).toEqual([
-      { type: 'notice', text: expect.stringMatching(/^Gemini CLI stopped: \[API Error/) },
+      {
+        type: 'notice',
+        text: expect.stringMatching(/^Gemini CLI stopped: \[API Error/) as unknown,
+      },
     ]);
     expect(ofType(events, 'error')).toEqual([]);
     expect(outcome.fatal).toBeNull();

@@ -215,8 +215,12 @@ export function contentsOf(body: unknown): GeminiContent[] {
   const { contents } = body;
   if (!Array.isArray(contents)) return [];
   return contents.filter(
-    (c): c is GeminiContent =>
-      typeof c === 'object' && c !== null && 'role' in c && Array.isArray(c.parts),
+    (c: unknown): c is GeminiContent =>
+      typeof c === 'object' &&
+      c !== null &&
+      'role' in c &&
+      'parts' in c &&
+      Array.isArray((c as { parts: unknown }).parts),
   );
 }
 
