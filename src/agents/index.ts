@@ -2,9 +2,10 @@ import { UsageError } from '../core/errors.js';
 import { createClaudeBackend } from './claude.js';
 import { createCodexBackend } from './codex.js';
 import { createCommandBackend } from './command.js';
+import { createGeminiBackend } from './gemini.js';
 import type { AgentBackend } from './types.js';
 
-export type AgentName = 'claude' | 'codex' | 'command';
+export type AgentName = 'claude' | 'codex' | 'gemini' | 'command';
 
 export interface BackendOptions {
   agent: AgentName;
@@ -29,6 +30,8 @@ export function createBackend(options: BackendOptions, env: NodeJS.ProcessEnv): 
       return createClaudeBackend({ model: options.model, env });
     case 'codex':
       return createCodexBackend({ model: options.model, env });
+    case 'gemini':
+      return createGeminiBackend({ model: options.model, env });
     case 'command':
       if (options.agentCommand === undefined) {
         throw new UsageError(

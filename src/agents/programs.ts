@@ -19,7 +19,7 @@ type VendorAgent = Exclude<AgentName, 'command'>;
 
 /** The program of a vendor agent: Claude Code is `$RALPHTOOL_CLAUDE_BIN` when set, else `claude`. */
 export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): AgentProgram {
-  if (agent === 'codex') return { program: 'codex', fromEnv: null };
+  if (agent === 'codex' || agent === 'gemini') return { program: agent, fromEnv: null };
   const custom = env[CLAUDE_BIN_VARIABLE]?.trim();
   return custom
     ? { program: custom, fromEnv: CLAUDE_BIN_VARIABLE }
@@ -29,6 +29,7 @@ export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): Agent
 const PRODUCT: Record<VendorAgent, { name: string; install: string }> = {
   claude: { name: 'Claude Code', install: 'npm install -g @anthropic-ai/claude-code' },
   codex: { name: 'Codex', install: 'npm install -g @openai/codex' },
+  gemini: { name: 'Gemini CLI', install: 'npm install -g @google/gemini-cli' },
 };
 
 /** The agent's product name (`Claude Code` for claude); a backend ralphtool has no name for, as is. */

@@ -51,7 +51,7 @@ export interface RawRunFlags extends RawRemoteFlags {
   answerFile?: string;
 }
 
-const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'command'];
+const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'gemini', 'command'];
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 const repeatable = (value: string, previous: string[] | undefined): string[] => [
@@ -64,7 +64,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'agent backend: claude, codex or command (claude and codex must print JSON events: a program printing none is stopped after 20 lines or 5s, and the run ends)',
+        'agent backend: claude, codex, gemini or command (all but command must print JSON events: a program printing none is stopped after 20 lines or 5s, and the run ends)',
       ),
     )
     .addOption(

@@ -47,7 +47,12 @@ export function doctorChecks(facts: DoctorFacts, cwd: string): CheckResult[] {
     if (facts.repo) results.push(...repoStateChecks(facts.repo));
   }
   results.push(...openSpecChecks(facts.openspec, cwd));
-  results.push(claudeCheck(facts.claude), codexCheck(facts.codex), userCheck(facts));
+  results.push(
+    claudeCheck(facts.claude),
+    optionalAgentCheck('codex', facts.codex),
+    optionalAgentCheck('gemini', facts.gemini),
+    userCheck(facts),
+  );
   return results;
 }
 
@@ -260,11 +265,12 @@ function claudeCheck(claude: ProgramFacts): CheckResult {
   return programVersion('claude', { ...claude, path: claude.path });
 }
 
-function codexCheck(codex: ProgramFacts): CheckResult {
-  if (codex.path === null) {
-    return warn('codex', 'not found on PATH (only needed for --agent codex)', installHint('codex'));
+/** An agent other than the default: missing is a warning, only `--agent <it>` needs it. */
+function optionalAgentCheck(agent: 'codex' | 'gemini', program: ProgramFacts): CheckResult {
+  if (program.path === null) {
+    return warn(agent, `not found on PATH (only needed for --agent ${agent})`, installHint(agent));
   }
-  return programVersion('codex', { ...codex, path: codex.path });
+  return programVersion(agent, { ...program, path: program.path });
 }
 
 function userCheck(facts: DoctorFacts): CheckResult {

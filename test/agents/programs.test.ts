@@ -56,6 +56,9 @@ describe('where the vendor agents are looked for', () => {
       programNotFound('codex', { program: 'codex', fromEnv: null }),
     );
     expect(installHint('codex')).toBe('install Codex with `npm install -g @openai/codex`');
+    expect(() => assertAgentAvailable({ agent: 'gemini' }, missing, dir)).toThrow(
+      'Gemini CLI (`gemini`) was not found on PATH: install Gemini CLI with `npm install -g @google/gemini-cli`',
+    );
     const wrong = { ...missing, RALPHTOOL_CLAUDE_BIN: path.join(dir, 'nope') };
     expect(() => assertAgentAvailable({ agent: 'claude' }, wrong, dir)).toThrow(
       `RALPHTOOL_CLAUDE_BIN is set to \`${path.join(dir, 'nope')}\`, which was not found: fix or unset it, or install Claude Code with \`npm install -g @anthropic-ai/claude-code\``,

@@ -42,6 +42,7 @@ function goodFacts(): DoctorFacts {
       versionError: null,
     },
     codex: { program: 'codex', fromEnv: null, path: null, version: null, versionError: null },
+    gemini: { program: 'gemini', fromEnv: null, path: null, version: null, versionError: null },
     uid: 1000,
     sandbox: false,
   };
@@ -75,7 +76,7 @@ function run(overrides: Partial<RunStatus>): RunStatus {
 }
 
 describe('doctorChecks', () => {
-  it('passes a good setup: every check ok but the optional codex, exit 0', () => {
+  it('passes a good setup: every check ok but the optional codex and gemini, exit 0', () => {
     const results = doctorChecks(goodFacts(), '/repo');
     expect(results.map((r) => r.label)).toEqual([
       'git',
@@ -89,10 +90,19 @@ describe('doctorChecks', () => {
       'changes',
       'claude',
       'codex',
+      'gemini',
       'user',
     ]);
-    expect(results.filter((r) => r.status !== 'ok').map((r) => r.label)).toEqual(['codex']);
+    expect(results.filter((r) => r.status !== 'ok').map((r) => r.label)).toEqual([
+      'codex',
+      'gemini',
+    ]);
     expect(check(results, 'codex').fix).toContain('@openai/codex');
+    expect(check(results, 'gemini')).toMatchObject({
+      status: 'warn',
+      detail: 'not found on PATH (only needed for --agent gemini)',
+      fix: 'install Gemini CLI with `npm install -g @google/gemini-cli`',
+    });
     expect(check(results, 'changes').detail).toBe('1 change, 1 with work left');
     expect(doctorExitCode(results)).toBe(0);
   });
@@ -223,6 +233,21 @@ describe('doctorChecks', () => {
     expect(check(doctorChecks(done, '/repo'), 'changes')).toMatchObject({
       status: 'warn',
       detail: '1 change, 0 with work left',
+    });
+  });
+
+  it('shows the version of a Gemini CLI that is there', () => {
+    const gemini = {
+      program: 'gemini',
+      fromEnv: null,
+      path: '/usr/bin/gemini',
+      version: '0.61.0',
+      versionError: null,
+    };
+    const results = doctorChecks({ ...goodFacts(), gemini }, '/repo');
+    expect(check(results, 'gemini')).toMatchObject({
+      status: 'ok',
+      detail: '0.61.0 (/usr/bin/gemini)',
     });
   });
 

@@ -6,8 +6,11 @@ import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import type { CommandIO } from '../io.js';
 import { assertDirectory } from './cwd.js';
 
-/** `claude --version` starts a Node program: allow a slow machine, never hang. */
-const VERSION_TIMEOUT_MS = 15_000;
+/**
+ * `claude --version` starts a Node program, `gemini --version` two (it relaunches itself; 10 s
+ * on a busy 2-core machine): allow a slow machine, never hang.
+ */
+const VERSION_TIMEOUT_MS = 30_000;
 
 /** `ralphtool doctor`: one line per check with its fix; exit 1 when `run` with claude cannot work. */
 export async function doctorCommand(io: CommandIO, opts: { cwd: string }): Promise<number> {
