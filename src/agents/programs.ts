@@ -7,6 +7,8 @@ import type { AgentName } from './index.js';
 
 /** Names the Claude Code program to use instead of `claude` on PATH. */
 export const CLAUDE_BIN_VARIABLE = 'RALPHTOOL_CLAUDE_BIN';
+/** Names the OpenCode program to use instead of `opencode` on PATH. */
+export const OPENCODE_BIN_VARIABLE = 'RALPHTOOL_OPENCODE_BIN';
 
 export interface AgentProgram {
   /** As looked for: a name searched on PATH, or a path. */
@@ -15,21 +17,41 @@ export interface AgentProgram {
   fromEnv: string | null;
 }
 
-type VendorAgent = Exclude<AgentName, 'command'>;
+export type VendorAgent = Exclude<AgentName, 'command'>;
 
-/** The program of a vendor agent: Claude Code is `$RALPHTOOL_CLAUDE_BIN` when set, else `claude`. */
-export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): AgentProgram {
-  if (agent === 'codex') return { program: 'codex', fromEnv: null };
-  const custom = env[CLAUDE_BIN_VARIABLE]?.trim();
-  return custom
-    ? { program: custom, fromEnv: CLAUDE_BIN_VARIABLE }
-    : { program: 'claude', fromEnv: null };
-}
-
-const PRODUCT: Record<VendorAgent, { name: string; install: string }> = {
-  claude: { name: 'Claude Code', install: 'npm install -g @anthropic-ai/claude-code' },
-  codex: { name: 'Codex', install: 'npm install -g @openai/codex' },
+const PRODUCT: Record<
+  VendorAgent,
+  { name: string; program: string; install: string; variable: string | null }
+> = {
+  claude: {
+    name: 'Claude Code',
+    program: 'claude',
+    install: 'npm install -g @anthropic-ai/claude-code',
+    variable: CLAUDE_BIN_VARIABLE,
+  },
+  codex: {
+    name: 'Codex',
+    program: 'codex',
+    install: 'npm install -g @openai/codex',
+    variable: null,
+  },
+  opencode: {
+    name: 'OpenCode',
+    program: 'opencode',
+    install: 'npm install -g opencode-ai',
+    variable: OPENCODE_BIN_VARIABLE,
+  },
 };
+
+/**
+ * The program of a vendor agent: `$RALPHTOOL_CLAUDE_BIN` / `$RALPHTOOL_OPENCODE_BIN` when set,
+ * else its name on PATH (`claude`, `codex`, `opencode`).
+ */
+export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): AgentProgram {
+  const { program, variable } = PRODUCT[agent];
+  const custom = variable === null ? undefined : env[variable]?.trim();
+  return custom ? { program: custom, fromEnv: variable } : { program, fromEnv: null };
+}
 
 /** How to install a vendor agent's CLI, e.g. "install Codex with `npm install -g @openai/codex`". */
 export function installHint(agent: VendorAgent): string {
@@ -41,6 +63,7 @@ export function programNotFound(agent: VendorAgent, which: AgentProgram): string
   if (which.fromEnv !== null) {
     return `${which.fromEnv} is set to \`${which.program}\`, which was not found: fix or unset it, or ${installHint(agent)}`;
   }
-  const orVariable = agent === 'claude' ? `, or set ${CLAUDE_BIN_VARIABLE} to its path` : '';
+  const variable = PRODUCT[agent].variable;
+  const orVariable = variable === null ? '' : `, or set ${variable} to its path`;
   return `${PRODUCT[agent].name} (\`${which.program}\`) was not found on PATH: ${installHint(agent)}${orVariable}`;
 }

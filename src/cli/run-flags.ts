@@ -51,7 +51,7 @@ export interface RawRunFlags extends RawRemoteFlags {
   answerFile?: string;
 }
 
-const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'command'];
+const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'opencode', 'command'];
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 const repeatable = (value: string, previous: string[] | undefined): string[] => [
@@ -61,7 +61,7 @@ const repeatable = (value: string, previous: string[] | undefined): string[] => 
 
 export function addRunOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--agent <name>', 'agent backend: claude, codex or command'))
+    .addOption(new Option('--agent <name>', 'agent backend: claude, codex, opencode or command'))
     .addOption(
       new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
     )
@@ -260,6 +260,12 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
   }
   if (flags.model !== undefined && flags.model.trim() === '')
     throw new UsageError('--model: empty name');
+  // OpenCode splits the name at its first slash; without one it would run no model at all.
+  if (agent === 'opencode' && flags.model !== undefined && !/^[^/\s]+\/\S/.test(flags.model)) {
+    throw new UsageError(
+      `--model for --agent opencode is provider/model (e.g. anthropic/claude-sonnet-4-5), got ${JSON.stringify(flags.model)}`,
+    );
+  }
   return {
     agent,
     agentCommand,

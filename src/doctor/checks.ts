@@ -47,7 +47,12 @@ export function doctorChecks(facts: DoctorFacts, cwd: string): CheckResult[] {
     if (facts.repo) results.push(...repoStateChecks(facts.repo));
   }
   results.push(...openSpecChecks(facts.openspec, cwd));
-  results.push(claudeCheck(facts.claude), codexCheck(facts.codex), userCheck(facts));
+  results.push(
+    claudeCheck(facts.claude),
+    codexCheck(facts.codex),
+    openCodeCheck(facts.opencode),
+    userCheck(facts),
+  );
   return results;
 }
 
@@ -265,6 +270,24 @@ function codexCheck(codex: ProgramFacts): CheckResult {
     return warn('codex', 'not found on PATH (only needed for --agent codex)', installHint('codex'));
   }
   return programVersion('codex', { ...codex, path: codex.path });
+}
+
+function openCodeCheck(opencode: ProgramFacts): CheckResult {
+  if (opencode.path === null) {
+    if (opencode.fromEnv) {
+      return warn(
+        'opencode',
+        `${where(opencode)} is not an executable file (only needed for --agent opencode)`,
+        `point ${opencode.fromEnv} at the opencode program, or unset it`,
+      );
+    }
+    return warn(
+      'opencode',
+      'not found on PATH (only needed for --agent opencode)',
+      `${installHint('opencode')}, then \`opencode auth login\` for its model provider`,
+    );
+  }
+  return programVersion('opencode', { ...opencode, path: opencode.path });
 }
 
 function userCheck(facts: DoctorFacts): CheckResult {
