@@ -65,7 +65,12 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
     )
-    .addOption(new Option('--model <name>', "model passed to the agent CLI (default: the agent's)"))
+    .addOption(
+      new Option(
+        '--model <name>',
+        "model passed to the agent CLI (opencode: provider/model; default: the agent's)",
+      ),
+    )
     .addOption(new Option('--max-retries <n>', 'retries after a failed attempt (default: 3)'))
     .addOption(
       new Option(
