@@ -26,7 +26,9 @@ export function createOpenCodeBackend(options: {
         program: which.program,
         // OpenCode names a model `provider/model` (checked with the flags).
         args: [...OPENCODE_ARGS, ...(model ? ['-m', model] : [])],
-        env,
+        // OpenCode takes its project directory from $PWD before its working directory: an
+        // inherited PWD (where ralphtool was started) would make its tools work there.
+        env: { ...env, PWD: request.cwd },
         translator: createOpenCodeTranslator({
           cwd: request.cwd,
           elapsedMs: () => Date.now() - startedAt,
