@@ -8,6 +8,6 @@ export const SLOW_TESTS = [
   'test/bench/**/*.test.ts',
   // Real usage-limit waits with the real claude binary: about 20 s each.
   'test/e2e/claude-limits.test.ts',
-  // The real opencode binary: each attempt's run took 50-110 s on a loaded 2-core machine.
+  // The real opencode binary: about 150 s for its four tests (minutes each on a loaded machine).
   'test/e2e/opencode-loop.test.ts',
 ];

@@ -13,8 +13,8 @@ import { promptsSeen, scriptByAttempt, type AttemptPlans } from './conversations
 
 const CHANGE = 'add-greeter';
 const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
-// OpenCode starts slowly (50-110 s a run on a loaded 2-core machine) and makes a model request
-// per step: these runs are long.
+// OpenCode starts slowly (14-50 s a run here, minutes on a loaded machine) and makes a model
+// request per step: these runs are long.
 const TEST_TIMEOUT_MS = 900_000;
 const cleanups: (() => Promise<void> | void)[] = [];
 
