@@ -3,9 +3,10 @@ import { createClaudeBackend } from './claude.js';
 import { createCodexBackend } from './codex.js';
 import { createCommandBackend } from './command.js';
 import { createGeminiBackend } from './gemini.js';
+import { createOpenCodeBackend } from './opencode.js';
 import type { AgentBackend } from './types.js';
 
-export type AgentName = 'claude' | 'codex' | 'gemini' | 'command';
+export type AgentName = 'claude' | 'codex' | 'opencode' | 'gemini' | 'command';
 
 export interface BackendOptions {
   agent: AgentName;
@@ -21,8 +22,8 @@ export interface BackendOptions {
 }
 
 /**
- * The backend for `--agent`. `env` is what agents inherit (and where RALPHTOOL_CLAUDE_BIN is
- * read): the CLI's, handed down from its CommandIO.
+ * The backend for `--agent`. `env` is what agents inherit (and where RALPHTOOL_CLAUDE_BIN and
+ * RALPHTOOL_OPENCODE_BIN are read): the CLI's, handed down from its CommandIO.
  */
 export function createBackend(options: BackendOptions, env: NodeJS.ProcessEnv): AgentBackend {
   switch (options.agent) {
@@ -30,6 +31,8 @@ export function createBackend(options: BackendOptions, env: NodeJS.ProcessEnv): 
       return createClaudeBackend({ model: options.model, env });
     case 'codex':
       return createCodexBackend({ model: options.model, env });
+    case 'opencode':
+      return createOpenCodeBackend({ model: options.model, env });
     case 'gemini':
       return createGeminiBackend({ model: options.model, env });
     case 'command':

@@ -7,6 +7,8 @@ import type { AgentName } from './index.js';
 
 /** Names the Claude Code program to use instead of `claude` on PATH. */
 export const CLAUDE_BIN_VARIABLE = 'RALPHTOOL_CLAUDE_BIN';
+/** Names the OpenCode program to use instead of `opencode` on PATH. */
+export const OPENCODE_BIN_VARIABLE = 'RALPHTOOL_OPENCODE_BIN';
 
 export interface AgentProgram {
   /** As looked for: a name searched on PATH, or a path. */
@@ -15,22 +17,47 @@ export interface AgentProgram {
   fromEnv: string | null;
 }
 
-type VendorAgent = Exclude<AgentName, 'command'>;
+export type VendorAgent = Exclude<AgentName, 'command'>;
 
-/** The program of a vendor agent: Claude Code is `$RALPHTOOL_CLAUDE_BIN` when set, else `claude`. */
-export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): AgentProgram {
-  if (agent === 'codex' || agent === 'gemini') return { program: agent, fromEnv: null };
-  const custom = env[CLAUDE_BIN_VARIABLE]?.trim();
-  return custom
-    ? { program: custom, fromEnv: CLAUDE_BIN_VARIABLE }
-    : { program: 'claude', fromEnv: null };
-}
-
-const PRODUCT: Record<VendorAgent, { name: string; install: string }> = {
-  claude: { name: 'Claude Code', install: 'npm install -g @anthropic-ai/claude-code' },
-  codex: { name: 'Codex', install: 'npm install -g @openai/codex' },
-  gemini: { name: 'Gemini CLI', install: 'npm install -g @google/gemini-cli' },
+const PRODUCT: Record<
+  VendorAgent,
+  { name: string; program: string; install: string; variable: string | null }
+> = {
+  claude: {
+    name: 'Claude Code',
+    program: 'claude',
+    install: 'npm install -g @anthropic-ai/claude-code',
+    variable: CLAUDE_BIN_VARIABLE,
+  },
+  codex: {
+    name: 'Codex',
+    program: 'codex',
+    install: 'npm install -g @openai/codex',
+    variable: null,
+  },
+  opencode: {
+    name: 'OpenCode',
+    program: 'opencode',
+    install: 'npm install -g opencode-ai',
+    variable: OPENCODE_BIN_VARIABLE,
+  },
+  gemini: {
+    name: 'Gemini CLI',
+    program: 'gemini',
+    install: 'npm install -g @google/gemini-cli',
+    variable: null,
+  },
 };
+
+/**
+ * The program of a vendor agent: `$RALPHTOOL_CLAUDE_BIN` / `$RALPHTOOL_OPENCODE_BIN` when set,
+ * else its name on PATH (`claude`, `codex`, `opencode`, `gemini`).
+ */
+export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): AgentProgram {
+  const { program, variable } = PRODUCT[agent];
+  const custom = variable === null ? undefined : env[variable]?.trim();
+  return custom ? { program: custom, fromEnv: variable } : { program, fromEnv: null };
+}
 
 /** The agent's product name (`Claude Code` for claude); a backend ralphtool has no name for, as is. */
 export function productName(agent: string): string {
@@ -47,7 +74,8 @@ export function programNotFound(agent: VendorAgent, which: AgentProgram): string
   if (which.fromEnv !== null) {
     return `${which.fromEnv} is set to \`${which.program}\`, which was not found: fix or unset it, or ${installHint(agent)}`;
   }
-  const orVariable = agent === 'claude' ? `, or set ${CLAUDE_BIN_VARIABLE} to its path` : '';
+  const variable = PRODUCT[agent].variable;
+  const orVariable = variable === null ? '' : `, or set ${variable} to its path`;
   return `${PRODUCT[agent].name} (\`${which.program}\`) was not found on PATH: ${installHint(agent)}${orVariable}`;
 }
 
@@ -56,11 +84,12 @@ export function programNotFound(agent: VendorAgent, which: AgentProgram): string
  * end of the message of run-agent-process.ts.
  */
 export function wrongProgramFix(agent: VendorAgent, which: AgentProgram): string {
+  const named = PRODUCT[agent].variable;
   const variable =
-    agent !== 'claude'
+    named === null
       ? ''
       : which.fromEnv !== null
         ? `, or point ${which.fromEnv} at it`
-        : `, or set ${CLAUDE_BIN_VARIABLE} to its path`;
+        : `, or set ${named} to its path`;
   return `Check \`${which.program} --version\`; ${installHint(agent)}${variable}.`;
 }

@@ -52,6 +52,9 @@ export async function runAgentProcess(
     cwd: request.cwd,
     env: {
       ...launch.env,
+      // Some agents take their project directory from $PWD before their working directory
+      // (OpenCode does): an inherited PWD, where ralphtool was started, would point them there.
+      PWD: request.cwd,
       RALPHTOOL_PROMPT_FILE: request.promptFilePath,
       RALPHTOOL_CHANGE: request.change,
       RALPHTOOL_STORY_ID: request.storyId,

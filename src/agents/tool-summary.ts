@@ -9,6 +9,8 @@ export function oneLine(text: string, maxChars = MAX_SUMMARY_CHARS): string {
 /** Input fields that say best what a tool call is about, most telling first. */
 const TELLING_KEYS = [
   'file_path',
+  // OpenCode's read/write/edit tools.
+  'filePath',
   'notebook_path',
   'path',
   'command',
@@ -19,7 +21,7 @@ const TELLING_KEYS = [
   'prompt',
 ];
 
-const PATH_KEYS = new Set(['file_path', 'notebook_path', 'path']);
+const PATH_KEYS = new Set(['file_path', 'filePath', 'notebook_path', 'path']);
 
 /**
  * One line about a tool call: the file for Write/Edit/Read, the command for Bash, the

@@ -51,7 +51,7 @@ export interface RawRunFlags extends RawRemoteFlags {
   answerFile?: string;
 }
 
-const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'gemini', 'command'];
+const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'opencode', 'gemini', 'command'];
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 const repeatable = (value: string, previous: string[] | undefined): string[] => [
@@ -64,13 +64,18 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'agent backend: claude, codex, gemini or command (all but command must print JSON events: a program printing none is stopped after 20 lines or 5s, and the run ends)',
+        'agent backend: claude, codex, opencode, gemini or command (all but command must print JSON events: a program printing none is stopped after 20 lines or 5s, and the run ends)',
       ),
     )
     .addOption(
       new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
     )
-    .addOption(new Option('--model <name>', "model passed to the agent CLI (default: the agent's)"))
+    .addOption(
+      new Option(
+        '--model <name>',
+        "model passed to the agent CLI (opencode: provider/model; default: the agent's)",
+      ),
+    )
     .addOption(new Option('--max-retries <n>', 'retries after a failed attempt (default: 3)'))
     .addOption(
       new Option(
@@ -265,6 +270,12 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
   }
   if (flags.model !== undefined && flags.model.trim() === '')
     throw new UsageError('--model: empty name');
+  // OpenCode splits the name at its first slash; without one it would run no model at all.
+  if (agent === 'opencode' && flags.model !== undefined && !/^[^/\s]+\/\S/.test(flags.model)) {
+    throw new UsageError(
+      `--model for --agent opencode is provider/model (e.g. anthropic/claude-sonnet-4-5), got ${JSON.stringify(flags.model)}`,
+    );
+  }
   return {
     agent,
     agentCommand,

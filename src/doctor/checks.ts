@@ -50,6 +50,7 @@ export function doctorChecks(facts: DoctorFacts, cwd: string): CheckResult[] {
   results.push(
     claudeCheck(facts.claude),
     optionalAgentCheck('codex', facts.codex),
+    openCodeCheck(facts.opencode),
     optionalAgentCheck('gemini', facts.gemini),
     userCheck(facts),
   );
@@ -271,6 +272,24 @@ function optionalAgentCheck(agent: 'codex' | 'gemini', program: ProgramFacts): C
     return warn(agent, `not found on PATH (only needed for --agent ${agent})`, installHint(agent));
   }
   return programVersion(agent, { ...program, path: program.path });
+}
+
+function openCodeCheck(opencode: ProgramFacts): CheckResult {
+  if (opencode.path === null) {
+    if (opencode.fromEnv) {
+      return warn(
+        'opencode',
+        `${where(opencode)} is not an executable file (only needed for --agent opencode)`,
+        `point ${opencode.fromEnv} at the opencode program, or unset it`,
+      );
+    }
+    return warn(
+      'opencode',
+      'not found on PATH (only needed for --agent opencode)',
+      `${installHint('opencode')}, then \`opencode auth login\` for its model provider`,
+    );
+  }
+  return programVersion('opencode', { ...opencode, path: opencode.path });
 }
 
 function userCheck(facts: DoctorFacts): CheckResult {

@@ -18,6 +18,7 @@ export interface DoctorFacts {
   openspec: OpenSpecFacts;
   claude: ProgramFacts;
   codex: ProgramFacts;
+  opencode: ProgramFacts;
   gemini: ProgramFacts;
   /** The process's user id; null where there is none (Windows). */
   uid: number | null;

@@ -18,7 +18,7 @@ export interface GatherOptions {
   env: NodeJS.ProcessEnv;
   /** Limit for each git command. */
   timeoutMs: number;
-  /** Limit for `claude --version`, `codex --version` and `gemini --version`. */
+  /** Limit for each agent program's `--version` (`claude`, `codex`, `opencode`, `gemini`). */
   versionTimeoutMs: number;
   uid: number | null;
 }
@@ -26,10 +26,11 @@ export interface GatherOptions {
 /** Looks at the machine and the directory without changing anything. */
 export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
   const ctx: GitContext = { cwd: opts.cwd, timeoutMs: opts.timeoutMs, baseEnv: opts.env };
-  const [gitFacts, claude, codex, gemini] = await Promise.all([
+  const [gitFacts, claude, codex, opencode, gemini] = await Promise.all([
     gitVersion(ctx),
     programFacts(vendorProgram('claude', opts.env), opts),
     programFacts(vendorProgram('codex', opts.env), opts),
+    programFacts(vendorProgram('opencode', opts.env), opts),
     programFacts(vendorProgram('gemini', opts.env), opts),
   ]);
   const repo = gitFacts ? await repoFacts(ctx) : null;
@@ -41,6 +42,7 @@ export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
     openspec,
     claude,
     codex,
+    opencode,
     gemini,
     uid: opts.uid,
     sandbox: opts.env.IS_SANDBOX === '1',

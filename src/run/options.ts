@@ -1,5 +1,5 @@
 /** The options of `run` and `resume`, validated (contract "`run` / `resume` options"). */
-export type AgentKind = 'claude' | 'codex' | 'gemini' | 'command';
+export type AgentKind = 'claude' | 'codex' | 'opencode' | 'gemini' | 'command';
 export type OnComplete = 'ask' | 'cleanup' | 'keep';
 /** What a usage/rate limit does: wait for its reset (up to `maxWaitMs`) or stop the run. */
 export type OnLimit = 'wait' | 'stop';

@@ -69,7 +69,8 @@ export async function prepareRunLimits(
   return {
     deadline,
     announce() {
-      if (!hasBudget(budget) || options.agent === 'claude') return;
+      // Claude Code and OpenCode report what each attempt cost; the others do not.
+      if (!hasBudget(budget) || options.agent === 'claude' || options.agent === 'opencode') return;
       deps.emit({
         type: 'error',
         message: `${budgetFlags(budget)} cannot be checked: the ${options.agent} agent reports no cost, so nothing is counted against the budget; bound the run with --max-duration instead`,

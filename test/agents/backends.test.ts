@@ -121,6 +121,17 @@ describe('command backend', () => {
     );
   });
 
+  it('gives the agent the repository as $PWD, not the directory ralphtool was started in', async () => {
+    // A shell leaves PWD where ralphtool was started; an agent that takes its project from $PWD
+    // (OpenCode does) would work there.
+    const { output } = await attempt(
+      { agent: 'command', agentCommand: `'${process.execPath}' -e "console.log(process.env.PWD)"` },
+      [],
+      { PWD: '/' },
+    );
+    expect(output.finalAnswer).toBe(`${repo}\n`);
+  });
+
   it('keeps only the end of a flood of output as the answer', async () => {
     let messages = 0;
     const { output } = await attempt(

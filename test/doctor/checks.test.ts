@@ -42,6 +42,13 @@ function goodFacts(): DoctorFacts {
       versionError: null,
     },
     codex: { program: 'codex', fromEnv: null, path: null, version: null, versionError: null },
+    opencode: {
+      program: 'opencode',
+      fromEnv: null,
+      path: null,
+      version: null,
+      versionError: null,
+    },
     gemini: { program: 'gemini', fromEnv: null, path: null, version: null, versionError: null },
     uid: 1000,
     sandbox: false,
@@ -76,7 +83,7 @@ function run(overrides: Partial<RunStatus>): RunStatus {
 }
 
 describe('doctorChecks', () => {
-  it('passes a good setup: every check ok but the optional codex and gemini, exit 0', () => {
+  it('passes a good setup: every check ok but the optional codex, opencode and gemini, exit 0', () => {
     const results = doctorChecks(goodFacts(), '/repo');
     expect(results.map((r) => r.label)).toEqual([
       'git',
@@ -90,20 +97,52 @@ describe('doctorChecks', () => {
       'changes',
       'claude',
       'codex',
+      'opencode',
       'gemini',
       'user',
     ]);
     expect(results.filter((r) => r.status !== 'ok').map((r) => r.label)).toEqual([
       'codex',
+      'opencode',
       'gemini',
     ]);
     expect(check(results, 'codex').fix).toContain('@openai/codex');
+    expect(check(results, 'opencode')).toMatchObject({
+      detail: 'not found on PATH (only needed for --agent opencode)',
+      fix: 'install OpenCode with `npm install -g opencode-ai`, then `opencode auth login` for its model provider',
+    });
     expect(check(results, 'gemini')).toMatchObject({
       status: 'warn',
       detail: 'not found on PATH (only needed for --agent gemini)',
       fix: 'install Gemini CLI with `npm install -g @google/gemini-cli`',
     });
     expect(check(results, 'changes').detail).toBe('1 change, 1 with work left');
+    expect(doctorExitCode(results)).toBe(0);
+  });
+
+  it('shows the version of opencode, and a RALPHTOOL_OPENCODE_BIN that points nowhere', () => {
+    const found = goodFacts();
+    found.opencode = {
+      program: '/opt/opencode',
+      fromEnv: 'RALPHTOOL_OPENCODE_BIN',
+      path: '/opt/opencode',
+      version: '1.18.33',
+      versionError: null,
+    };
+    expect(check(doctorChecks(found, '/repo'), 'opencode')).toMatchObject({
+      status: 'ok',
+      detail: '1.18.33 (/opt/opencode)',
+    });
+    const wrong = goodFacts();
+    wrong.opencode = { ...found.opencode, path: null, version: null };
+    const results = doctorChecks(wrong, '/repo');
+    expect(check(results, 'opencode')).toMatchObject({
+      status: 'warn',
+      detail:
+        'RALPHTOOL_OPENCODE_BIN=/opt/opencode is not an executable file (only needed for --agent opencode)',
+      fix: 'point RALPHTOOL_OPENCODE_BIN at the opencode program, or unset it',
+    });
+    // Only the default agent decides the exit code.
     expect(doctorExitCode(results)).toBe(0);
   });
 

@@ -56,6 +56,7 @@ describe('ralphtool doctor', () => {
     expect(run.stdout).toMatch(/^✓ changes +1 change, 1 with work left$/m);
     expect(run.stdout).toMatch(/^✓ claude +9\.9\.9 \(Claude Code\)/m);
     expect(run.stdout).toMatch(/^[✓!] codex /m);
+    expect(run.stdout).toMatch(/^[✓!] opencode /m);
     expect(run.stdout).toMatch(/^[✓!] gemini /m);
     expect(run.stdout).toMatch(/^✓ user /m);
     expect(run.stdout).toContain('Ready:');
