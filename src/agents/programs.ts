@@ -7,6 +7,8 @@ import type { AgentName } from './index.js';
 
 /** Names the Claude Code program to use instead of `claude` on PATH. */
 export const CLAUDE_BIN_VARIABLE = 'RALPHTOOL_CLAUDE_BIN';
+/** Names the Codex program to use instead of `codex` on PATH. */
+export const CODEX_BIN_VARIABLE = 'RALPHTOOL_CODEX_BIN';
 
 export interface AgentProgram {
   /** As looked for: a name searched on PATH, or a path. */
@@ -17,13 +19,14 @@ export interface AgentProgram {
 
 type VendorAgent = Exclude<AgentName, 'command'>;
 
-/** The program of a vendor agent: Claude Code is `$RALPHTOOL_CLAUDE_BIN` when set, else `claude`. */
+/**
+ * The program of a vendor agent: `$RALPHTOOL_CLAUDE_BIN` / `$RALPHTOOL_CODEX_BIN` when set, else
+ * `claude` / `codex` on PATH.
+ */
 export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): AgentProgram {
-  if (agent === 'codex') return { program: 'codex', fromEnv: null };
-  const custom = env[CLAUDE_BIN_VARIABLE]?.trim();
-  return custom
-    ? { program: custom, fromEnv: CLAUDE_BIN_VARIABLE }
-    : { program: 'claude', fromEnv: null };
+  const variable = agent === 'codex' ? CODEX_BIN_VARIABLE : CLAUDE_BIN_VARIABLE;
+  const custom = env[variable]?.trim();
+  return custom ? { program: custom, fromEnv: variable } : { program: agent, fromEnv: null };
 }
 
 const PRODUCT: Record<VendorAgent, { name: string; install: string }> = {
@@ -41,6 +44,7 @@ export function programNotFound(agent: VendorAgent, which: AgentProgram): string
   if (which.fromEnv !== null) {
     return `${which.fromEnv} is set to \`${which.program}\`, which was not found: fix or unset it, or ${installHint(agent)}`;
   }
-  const orVariable = agent === 'claude' ? `, or set ${CLAUDE_BIN_VARIABLE} to its path` : '';
+  const variable = agent === 'codex' ? CODEX_BIN_VARIABLE : CLAUDE_BIN_VARIABLE;
+  const orVariable = `, or set ${variable} to its path`;
   return `${PRODUCT[agent].name} (\`${which.program}\`) was not found on PATH: ${installHint(agent)}${orVariable}`;
 }
