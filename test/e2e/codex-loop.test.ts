@@ -143,10 +143,13 @@ describe('ralphtool run with the real codex binary and a scripted Responses API'
       expect(r['tokens']).toEqual({ input: 1800, output: 150, cacheRead: 1200, cacheWrite: 0 });
     }
     expect(ofType(events, 'attempt.failed')).toEqual([]);
+    // Unknown, not zero: in the story's and the run's figures too.
+    expect(ofType(events, 'story.completed').map((e) => e['costUsd'])).toEqual([null, null]);
     expect(events.at(-1)).toMatchObject({
       type: 'run.finished',
       outcome: 'complete',
       storiesCompleted: 2,
+      costUsd: null,
     });
     expect(repo.git('log', '--format=%s').trim().split('\n')).toEqual([
       'checkpoint: 2',
