@@ -61,7 +61,12 @@ const repeatable = (value: string, previous: string[] | undefined): string[] => 
 
 export function addRunOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--agent <name>', 'agent backend: claude, codex or command'))
+    .addOption(
+      new Option(
+        '--agent <name>',
+        'agent backend: claude, codex or command (claude and codex: $RALPHTOOL_CLAUDE_BIN / $RALPHTOOL_CODEX_BIN, else on PATH)',
+      ),
+    )
     .addOption(
       new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
     )
