@@ -7,12 +7,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../support/cli.js';
 import { codexEnv } from '../support/responses-server-codex.js';
-import {
-  startResponsesServer,
-  type ResponsesServer,
-  type ResponsesStep,
-} from '../support/responses-server.js';
+import type { ResponsesServer } from '../support/responses-server.js';
 import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
+import { complete, promptsSeen, serveByAttempt, tick, type Plans } from './codex-conversations.js';
 
 const CHANGE = 'add-greeter';
 const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
@@ -23,48 +20,17 @@ afterEach(async () => {
 });
 
 type Event = { type: string; [key: string]: unknown };
-/** The steps of each attempt, keyed `<story>-<attempt>`, one per request of its conversation. */
-type Plans = Record<string, ResponsesStep[]>;
+
+async function serve(plans: Plans): Promise<ResponsesServer> {
+  const server = await serveByAttempt(plans);
+  cleanups.push(() => server.close());
+  return server;
+}
 
 function repoWith(stories: { title: string; tasks: string[] }[]): TempRepo {
   const repo = makeChangeRepo(CHANGE, stories);
   cleanups.push(() => repo.remove());
   return repo;
-}
-
-/** Which attempt a request belongs to, from the prompt's `# Working on Story <id>` and `attempt N of M`. */
-function attemptOf(prompt: string): string | null {
-  const story = /^# Working on Story (\S+): /m.exec(prompt)?.[1];
-  const attempt = /attempt (\d+) of \d+/.exec(prompt)?.[1];
-  return story && attempt ? `${story}-${attempt}` : null;
-}
-
-async function serve(plans: Plans): Promise<ResponsesServer> {
-  const server = await startResponsesServer(({ prompt, step }) => {
-    const key = attemptOf(prompt);
-    if (key === null) throw new Error('a request without a ralphtool prompt');
-    const plan = plans[key];
-    if (!plan) throw new Error(`no plan for attempt ${key}`);
-    return plan[step];
-  });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-/** The first prompt the model saw for each attempt, keyed `<story>-<attempt>`. */
-function promptsSeen(server: ResponsesServer): Map<string, string> {
-  const prompts = new Map<string, string>();
-  for (const request of server.requests) {
-    const input = (request.body as { input?: { role?: string; content?: { text?: string }[] }[] })
-      .input;
-    const text = (input ?? [])
-      .filter((m) => m.role === 'user')
-      .map((m) => (m.content ?? []).map((c) => c.text ?? '').join('\n'))
-      .find((t) => attemptOf(t) !== null);
-    const key = text === undefined ? null : attemptOf(text);
-    if (key !== null && text !== undefined && !prompts.has(key)) prompts.set(key, text);
-  }
-  return prompts;
 }
 
 /** `ralphtool run <change> --agent codex` with Codex talking to the scripted server. */
@@ -92,16 +58,6 @@ function ofType(events: Event[], type: string): Event[] {
   return events.filter((e) => e.type === type);
 }
 
-/** Ticks tasks through Codex's shell tool, as a model would. */
-const tick = (...ids: string[]): ResponsesStep => ({
-  shell: ids
-    .map((id) => `sed -i 's/^- \\[ \\] ${id.replace('.', '\\.')} /- [x] ${id} /' ${TASKS}`)
-    .join(' && '),
-});
-const complete = (note: string): ResponsesStep => ({
-  text: `${note}\n\n<promise>COMPLETE</promise>`,
-});
-
 describe('ralphtool run with the real codex binary and a scripted Responses API', () => {
   it('runs a change to the end through real shell calls: one commit per story, tokens and no cost', async () => {
     const repo = repoWith([
@@ -111,12 +67,12 @@ describe('ralphtool run with the real codex binary and a scripted Responses API'
     const server = await serve({
       '1-1': [
         { shell: "mkdir -p src && printf 'export const greet = (n) => n;\\n' > src/greeter.js" },
-        tick('1.1', '1.2'),
+        tick(TASKS, '1.1', '1.2'),
         complete('The greeter exists.'),
       ],
       '2-1': [
         { shell: "mkdir -p docs && printf '# Usage\\n' > docs/usage.md" },
-        tick('2.1'),
+        tick(TASKS, '2.1'),
         complete('Documented.'),
       ],
     });
@@ -173,7 +129,7 @@ describe('ralphtool run with the real codex binary and a scripted Responses API'
 
   it('shows tokens and "—" for the cost in the plain progress lines and the summary, never $0.00', async () => {
     const repo = repoWith([{ title: 'One', tasks: ['First'] }]);
-    const server = await serve({ '1-1': [tick('1.1'), complete('Done.')] });
+    const server = await serve({ '1-1': [tick(TASKS, '1.1'), complete('Done.')] });
 
     const result = await runRalph(repo, server, [], { json: false });
 
@@ -193,7 +149,7 @@ describe('ralphtool run with the real codex binary and a scripted Responses API'
         { shell: "printf 'draft\\n' > draft-parser.js" },
         { text: `I am stuck.\n<promise>FAILED: ${reason}</promise>` },
       ],
-      '1-2': [{ shell: "printf 'ok\\n' > parser.js" }, tick('1.1'), complete('Parsed.')],
+      '1-2': [{ shell: "printf 'ok\\n' > parser.js" }, tick(TASKS, '1.1'), complete('Parsed.')],
     });
 
     const result = await runRalph(repo, server);
