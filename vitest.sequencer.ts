@@ -15,6 +15,7 @@ const SECONDS_WITHOUT_CACHE: readonly (readonly [string, number])[] = [
   ['test/faults/user-edits', 14],
   ['test/process/lifecycle', 18],
   ['test/e2e/claude-loop', 17],
+  ['test/e2e/codex-loop', 60],
   ['test/demo/demo-cli', 17],
   ['test/run/limits', 14],
   ['test/faults/', 7],

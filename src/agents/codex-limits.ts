@@ -2,25 +2,27 @@ import type { LimitKind } from '../core/events.js';
 import type { AgentLimit } from './types.js';
 
 // How Codex (`codex exec --json`) says it stopped at a limit, in the `message` of a
-// `turn.failed` error or a top-level `error` event. Learnt from Codex's source, NOT recorded
-// from a binary (@openai/codex is not installed here): openai/codex
-// codex-rs/core/src/error.rs, `UsageLimitReachedError`, `RetryLimitReachedError`,
-// `UnexpectedResponseError`, `CodexErr::InternalServerError`, `ConnectionFailed`, `Stream`.
+// `turn.failed` error or a top-level `error` event. Recorded from the real Codex 0.171.0
+// (test/fixtures/codex-stream/, where Codex writes `’`, U+2019, not `'`), the rest from its
+// source (openai/codex codex-rs/core/src/error.rs):
 //
-//   You've hit your usage limit. Upgrade to Pro (…), visit … to purchase more credits or try again at 3:28 PM.
-//   You've hit your usage limit. Try again at Aug 8th, 2026 12:30 PM.   (another day)
-//   You've hit your usage limit. Try again later.
-//   exceeded retry limit, last status: 429 Too Many Requests, request id: …
-//   unexpected status 429 Too Many Requests: {"error":{"type":"usage_limit_reached",…,"resets_in_seconds":…}}
-//   We're currently experiencing high demand, which may cause temporary errors.
-//   stream disconnected before completion: …   /   Connection failed: error sending request …
+//   You’ve hit your usage limit. Upgrade to Pro (…), visit … to purchase more credits or try again at Nov 28th, 2026 12:35 AM.
+//   You’ve hit your usage limit. … try again at 3:28 PM.              (source: the same day)
+//   exceeded retry limit, last status: 429 Too Many Requests            (recorded: a plain 429)
+//   rate limit exceeded: Rate limit reached for gpt-5 … Please try again in 1.5s.   (response.failed)
+//   We’re currently experiencing high demand, which may cause temporary errors.   (recorded: an HTTP 500)
+//   stream disconnected before completion: error sending request       (recorded: a dropped stream)
+//   stream disconnected before completion: The model failed to answer. (response.failed server_error)
+//   Connection failed: error sending request …
 //
-// "Quota exceeded. Check your plan and billing details." is NOT a limit: waiting does not
-// refill an API account's credit, a person has to.
+// "Quota exceeded. Check your plan and billing details." (recorded: response.failed
+// insufficient_quota) is NOT a limit: waiting does not refill an API account's credit, a person
+// has to. A 401 is not one either (the translator makes it fatal); a 400 is an ordinary failure.
 
-const USAGE = /You've (?:hit|reached) your usage limit|usage_limit_reached/i;
+const USAGE = /You['’]ve (?:hit|reached) your usage limit|usage_limit_reached/i;
+const RATE = /^rate limit exceeded\b/i;
 const STATUS = /(?:exceeded retry limit, last status|unexpected status):? (\d{3})\b/i;
-const OVERLOADED = /We're currently experiencing high demand|server_is_overloaded|slow_down/i;
+const OVERLOADED = /We['’]re currently experiencing high demand|server_is_overloaded|slow_down/i;
 const CONNECTION = /^(?:stream disconnected before completion|Connection failed)\b/i;
 
 /**
@@ -32,7 +34,7 @@ export function codexLimit(message: string, source: string, now: number): AgentL
   const status = Number(STATUS.exec(text)?.[1] ?? NaN);
   let kind: LimitKind | null = null;
   if (USAGE.test(text)) kind = 'usage';
-  else if (status === 429) kind = 'rate';
+  else if (status === 429 || RATE.test(text)) kind = 'rate';
   else if (OVERLOADED.test(text) || status === 503 || status === 529) kind = 'overloaded';
   else if (status >= 500 && status <= 599) kind = 'server';
   else if (CONNECTION.test(text)) kind = 'connection';
@@ -52,9 +54,9 @@ const RESETS_IN_FIELD = /"resets_in_seconds"\s*:\s*(\d+)/;
 /** `try again at 3:28 PM` (today, or tomorrow when that has passed) or `at Aug 8th, 2026 12:30 PM`. */
 const AT =
   /try again at ((?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th)?, (\d{4}) )?(\d{1,2}):(\d{2}) ?([AP]M))/i;
-/** `try again in 2h 15m`, `in 3 days 6 hours 57 minutes`, `in 45 minutes`. */
+/** `try again in 2h 15m`, `in 3 days 6 hours 57 minutes`, `in 45 minutes`, `in 1.5s`. */
 const IN =
-  /try again in ((?:\d+\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,]*(?:and\s+)?)+)/i;
+  /try again in ((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,]*(?:and\s+)?)+)/i;
 const UNIT_MS: [RegExp, number][] = [
   [/^d/, 86_400_000],
   [/^h/, 3_600_000],
@@ -71,11 +73,11 @@ export function codexResetTime(text: string, now: number): string | null {
   const relative = IN.exec(text)?.[1];
   if (relative !== undefined) {
     let ms = 0;
-    for (const part of relative.matchAll(/(\d+)\s*([a-z]+)/gi)) {
+    for (const part of relative.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/gi)) {
       const unit = UNIT_MS.find(([pattern]) => pattern.test((part[2] ?? '').toLowerCase()));
       if (unit) ms += Number(part[1]) * unit[1];
     }
-    return ms > 0 ? new Date(now + ms).toISOString() : null;
+    return ms > 0 ? new Date(now + Math.ceil(ms)).toISOString() : null;
   }
   const clock = AT.exec(text);
   return clock ? wallClock(clock, now) : null;

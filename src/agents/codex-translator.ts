@@ -23,7 +23,12 @@ type Item = z.infer<typeof ItemLine>['item'];
 const TurnCompleted = z.object({
   type: z.literal('turn.completed'),
   usage: z
-    .object({ input_tokens: count, cached_input_tokens: count, output_tokens: count })
+    .object({
+      input_tokens: count,
+      cached_input_tokens: count,
+      cache_write_input_tokens: count,
+      output_tokens: count,
+    })
     .nullish(),
 });
 const TurnFailed = z.object({
@@ -37,8 +42,26 @@ const AUTH_FAILURE =
 export const CODEX_AUTH_MESSAGE =
   'Codex is not logged in or its API key was refused: run `codex login`, or set OPENAI_API_KEY.';
 
-/** Codex's retry notice: `Reconnecting... 2/5 (stream disconnected before completion: …)`. */
-const RECONNECTING = /Reconnecting\.\.\.\s*\d+\/\d+/;
+/**
+ * Codex's retry notices, as 0.171.0 prints them (test/fixtures/codex-stream/):
+ * `Reconnecting... 1/2 (stream disconnected before completion: error sending request)` after a
+ * dropped stream, and `Reconnecting... waiting for network (Connection failed: error sending
+ * request)`, repeated without end while nothing answers (older versions, as users reported
+ * them: `stream disconnected before completion; Reconnecting... 1/5`).
+ */
+const RECONNECTING = /Reconnecting\.\.\.\s*(\d+\/\d+|waiting for network)/;
+
+/** The line types Codex 0.171.0 prints; any other is reported as `unknown`. */
+const KNOWN_TYPES = new Set([
+  'thread.started',
+  'turn.started',
+  'turn.completed',
+  'turn.failed',
+  'item.started',
+  'item.updated',
+  'item.completed',
+  'error',
+]);
 
 /** Tools announced when they start; a long command shows up while it runs. */
 const ANNOUNCED_AT_START = new Set(['command_execution', 'mcp_tool_call', 'web_search']);
@@ -63,7 +86,6 @@ export function createCodexTranslator(
   // Only Codex's own error reports (`turn.failed`, a top-level `error`) can say "limit", never
   // an item's text; a `Reconnecting… n/m` notice is Codex still trying.
   const noteLimit = (message: string, source: string): void => {
-    if (RECONNECTING.test(message)) return;
     const found = codexLimit(message, source, (options.now ?? Date.now)());
     if (found === null) return;
     // `error` then `turn.failed` usually repeat one message: keep a reset time once known.
@@ -105,16 +127,19 @@ export function createCodexTranslator(
     limit = null;
     const input = line.usage?.input_tokens ?? 0;
     const cached = line.usage?.cached_input_tokens ?? 0;
+    const written = line.usage?.cache_write_input_tokens ?? 0;
     return [
       {
         type: 'result',
         turns,
-        // OpenAI counts cached tokens inside input_tokens; Claude counts them apart.
+        // OpenAI counts cached tokens inside input_tokens; Claude counts them apart. The usage
+        // is the whole turn's, summed by Codex over its model requests (one `codex exec` is one
+        // turn; its output_tokens include the reasoning tokens).
         tokens: {
-          input: Math.max(0, input - cached),
+          input: Math.max(0, input - cached - written),
           output: line.usage?.output_tokens ?? 0,
           cacheRead: cached,
-          cacheWrite: 0,
+          cacheWrite: written,
         },
         // Codex reports tokens only: its cost is unknown, not zero.
         costUsd: null,
@@ -143,23 +168,49 @@ export function createCodexTranslator(
       }
       if (type === 'error') {
         return ifParsed(ErrorLine.safeParse(json), (l) => {
+          const reconnect = reconnectNotice(l.message ?? '');
+          if (reconnect !== null) return [{ type: 'notice', text: reconnect }];
           noteLimit(l.message ?? '', 'codex error');
           return failure(l.message || 'error', false);
         });
       }
+      if (typeof type === 'string' && !KNOWN_TYPES.has(type))
+        return [{ type: 'unknown', what: type }];
       return [];
     },
     finish(): TranslatedOutcome {
       return { finalAnswer, agentError, fatal, limit: fatal ? null : limit };
     },
     isProgress(line) {
-      // `Reconnecting... 2/5 (…)`, which Codex may repeat without end, is no progress: it must
-      // not keep the idle timer from stopping an agent that never gets anywhere.
+      // `Reconnecting... …`, which Codex repeats without end while nothing answers, is no
+      // progress: it must not keep the idle timer from stopping an agent that gets nowhere.
       if (!line.includes('Reconnecting')) return true;
       const parsed = ErrorLine.safeParse(parseJsonLine(line));
-      return !(parsed.success && RECONNECTING.test(parsed.data.message ?? ''));
+      return !(parsed.success && reconnectNotice(parsed.data.message ?? '') !== null);
     },
   };
+}
+
+/**
+ * The notice for one of Codex's `Reconnecting...` errors, or null for another error:
+ * `Codex reconnecting 1/2: stream disconnected before completion: …`, `Codex waiting for the
+ * network: Connection failed: …`.
+ */
+function reconnectNotice(message: string): string | null {
+  const match = RECONNECTING.exec(message);
+  if (match === null) return null;
+  const count = match[1] ?? '';
+  const reason = message
+    .replace(match[0], '')
+    .trim()
+    .replace(/^\((.*)\)$/s, '$1')
+    .replace(/;$/, '')
+    .trim();
+  const what =
+    count === 'waiting for network'
+      ? 'Codex waiting for the network'
+      : `Codex reconnecting ${count}`;
+  return reason ? `${what}: ${oneLine(reason, 200)}` : what;
 }
 
 function toolEvent(item: Item): AgentEvent[] {

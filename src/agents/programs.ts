@@ -7,8 +7,12 @@ import type { AgentName } from './index.js';
 
 /** Names the Claude Code program to use instead of `claude` on PATH. */
 export const CLAUDE_BIN_VARIABLE = 'RALPHTOOL_CLAUDE_BIN';
+/** Names the Codex program to use instead of `codex` on PATH. */
+export const CODEX_BIN_VARIABLE = 'RALPHTOOL_CODEX_BIN';
 /** Names the OpenCode program to use instead of `opencode` on PATH. */
 export const OPENCODE_BIN_VARIABLE = 'RALPHTOOL_OPENCODE_BIN';
+/** Names the Gemini CLI program to use instead of `gemini` on PATH. */
+export const GEMINI_BIN_VARIABLE = 'RALPHTOOL_GEMINI_BIN';
 
 export interface AgentProgram {
   /** As looked for: a name searched on PATH, or a path. */
@@ -33,7 +37,7 @@ const PRODUCT: Record<
     name: 'Codex',
     program: 'codex',
     install: 'npm install -g @openai/codex',
-    variable: null,
+    variable: CODEX_BIN_VARIABLE,
   },
   opencode: {
     name: 'OpenCode',
@@ -45,12 +49,12 @@ const PRODUCT: Record<
     name: 'Gemini CLI',
     program: 'gemini',
     install: 'npm install -g @google/gemini-cli',
-    variable: null,
+    variable: GEMINI_BIN_VARIABLE,
   },
 };
 
 /**
- * The program of a vendor agent: `$RALPHTOOL_CLAUDE_BIN` / `$RALPHTOOL_OPENCODE_BIN` when set,
+ * The program of a vendor agent: `$RALPHTOOL_<AGENT>_BIN` (`RALPHTOOL_CLAUDE_BIN`, …) when set,
  * else its name on PATH (`claude`, `codex`, `opencode`, `gemini`).
  */
 export function vendorProgram(agent: VendorAgent, env: NodeJS.ProcessEnv): AgentProgram {

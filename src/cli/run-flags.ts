@@ -64,7 +64,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'agent backend: claude, codex, opencode, gemini or command (all but command must print JSON events: a program printing none is stopped after 20 lines or 5s, and the run ends)',
+        'agent backend: claude, codex, opencode, gemini or command (each vendor CLI is $RALPHTOOL_<AGENT>_BIN when set, else on PATH, and must print JSON events: a program printing none is stopped after 20 lines or 5s, and the run ends)',
       ),
     )
     .addOption(

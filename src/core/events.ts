@@ -220,7 +220,8 @@ export type RunEvent =
       type: 'story.completed';
       storyId: string;
       attempts: number;
-      costUsd: number;
+      /** Null when no attempt's agent reported a cost (Codex, a command): unknown, not zero. */
+      costUsd: number | null;
       durationMs: number;
       /** The verify commands that ran on the accepted attempt, when any did. */
       verify?: VerifyResult[];
@@ -278,7 +279,8 @@ export type RunEvent =
       originalBranch: string;
       storiesCompleted: number;
       storiesTotal: number;
-      costUsd: number;
+      /** Null when no agent of the run reported a cost (Codex, a command): unknown, not zero. */
+      costUsd: number | null;
       durationMs: number;
       /** Outcome `blocked`: the story and the question that waits for `resume --answer`. */
       question?: { storyId: string; text: string };

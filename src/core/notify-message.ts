@@ -99,7 +99,7 @@ function finishedMessage(
       : VERDICT[event.outcome];
   const figures = [
     `${event.storiesCompleted}/${event.storiesTotal} stories done`,
-    ...(event.costUsd > 0 ? [`$${event.costUsd.toFixed(2)}`] : []),
+    ...(event.costUsd !== null && event.costUsd > 0 ? [`$${event.costUsd.toFixed(2)}`] : []),
     humanDuration(event.durationMs),
   ].join(', ');
   return `${change} ${verdict} (${figures}); ${nextStep(event, change)}`;

@@ -36,7 +36,8 @@ export async function endRun(
     originalBranch: run.originalLabel,
     storiesCompleted: stories.filter((s) => s.done).length,
     storiesTotal: stories.length,
-    costUsd: run.state.costUsd,
+    // The ledger adds what agents reported; nothing reported (Codex, a command) is unknown.
+    costUsd: run.state.costUsd > 0 ? run.state.costUsd : null,
     durationMs: Date.now() - started,
     ...(question ? { question: { storyId: question.storyId, text: question.text } } : {}),
     ...worktreeOf(run.state),

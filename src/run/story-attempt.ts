@@ -137,7 +137,8 @@ async function acceptAttempt(
     type: 'story.completed',
     storyId,
     attempts: attempt,
-    costUsd: progress.costUsd,
+    // The ledger adds what agents reported; nothing reported (Codex, a command) is unknown.
+    costUsd: progress.costUsd > 0 ? progress.costUsd : null,
     durationMs: progress.durationMs,
     ...(verify ? { verify } : {}),
   });

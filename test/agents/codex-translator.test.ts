@@ -90,9 +90,11 @@ describe('codex translator', () => {
     const t = createCodexTranslator();
     const notice = feed(t, [
       { type: 'error', message: 'stream disconnected before completion; Reconnecting... 1/5' },
+      { type: 'error', message: 'unexpected status 400 Bad Request' },
     ]);
     expect(notice).toEqual([
-      { type: 'error', message: expect.stringMatching(/Reconnecting/) as unknown, fatal: false },
+      { type: 'notice', text: expect.stringMatching(/^Codex reconnecting 1\/5/) as unknown },
+      { type: 'error', message: 'unexpected status 400 Bad Request', fatal: false },
     ]);
     expect(t.finish('').agentError).toBeNull();
 
@@ -123,7 +125,7 @@ describe('codex translator', () => {
     expect(t.finish('').fatal).toMatch(/codex login/);
   });
 
-  it('skips garbage, unknown and truncated lines', () => {
+  it('skips garbage, malformed and truncated lines, and names a line type it does not know', () => {
     const t = createCodexTranslator();
     const events = feed(t, [
       'garbage',
@@ -131,10 +133,14 @@ describe('codex translator', () => {
       { type: 'session.configured' },
       { type: 'item.completed', item: { id: 'x', type: 'agent_message', text: 42 } },
       { type: 'item.completed' },
+      { type: 'thread.started', thread_id: 'x' },
+      { type: 'turn.started' },
+      { noType: true },
     ]);
     expect(t.push('{"type":"item.completed"', true)).toEqual([]);
-    expect(events).toEqual([]);
-    expect(t.finish('').finalAnswer).toBe('');
+    expect(t.push('{"type":"turn.paused"}', true)).toEqual([]);
+    expect(events).toEqual([{ type: 'unknown', what: 'session.configured' }]);
+    expect(t.finish('')).toMatchObject({ finalAnswer: '', agentError: null, fatal: null });
   });
 });
 
@@ -205,19 +211,18 @@ describe('Codex reconnect notices are no progress', () => {
     expect(t.isProgress?.('Reconnecting... 1/5 (not json)')).toBe(true);
   });
 
-  it('still shows each reconnect as a warning', () => {
-    const events = feed(createCodexTranslator(), recorded.slice(0, 2));
+  it('shows each reconnect as a notice, not an error', () => {
+    const events = feed(createCodexTranslator(), [...recorded.slice(0, 2), recorded[5] ?? '']);
     expect(events).toEqual([
       {
-        type: 'error',
-        message: expect.stringMatching(/^Reconnecting\.\.\. 1\/5/) as unknown,
-        fatal: false,
+        type: 'notice',
+        text: 'Codex reconnecting 1/5: stream disconnected before completion: ...',
       },
       {
-        type: 'error',
-        message: expect.stringMatching(/^Reconnecting\.\.\. 2\/5/) as unknown,
-        fatal: false,
+        type: 'notice',
+        text: 'Codex reconnecting 2/5: stream disconnected before completion: Connection reset by peer (os error 54)',
       },
+      { type: 'notice', text: 'Codex reconnecting 1/5: stream disconnected before completion' },
     ]);
   });
 });

@@ -13,7 +13,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('where the vendor agents are looked for', () => {
-  it('takes RALPHTOOL_CLAUDE_BIN when it holds a name or path, else `claude`; codex is `codex`', () => {
+  it('takes RALPHTOOL_CLAUDE_BIN / RALPHTOOL_CODEX_BIN when set, else `claude` / `codex`', () => {
     expect(vendorProgram('claude', {})).toEqual({ program: 'claude', fromEnv: null });
     expect(vendorProgram('claude', { RALPHTOOL_CLAUDE_BIN: '  ' })).toEqual({
       program: 'claude',
@@ -25,6 +25,14 @@ describe('where the vendor agents are looked for', () => {
     });
     expect(vendorProgram('codex', { RALPHTOOL_CLAUDE_BIN: '/opt/claude' })).toEqual({
       program: 'codex',
+      fromEnv: null,
+    });
+    expect(vendorProgram('codex', { RALPHTOOL_CODEX_BIN: ' /opt/codex ' })).toEqual({
+      program: '/opt/codex',
+      fromEnv: 'RALPHTOOL_CODEX_BIN',
+    });
+    expect(vendorProgram('claude', { RALPHTOOL_CODEX_BIN: '/opt/codex' })).toEqual({
+      program: 'claude',
       fromEnv: null,
     });
   });

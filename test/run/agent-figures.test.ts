@@ -84,8 +84,8 @@ describe('the loop: cost and tokens come from the agent’s result', () => {
       costUsd: null,
       isError: false,
     });
-    expect(single(events, 'story.completed')).toMatchObject({ storyId: '1', costUsd: 0 });
-    expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete', costUsd: 0 });
+    expect(single(events, 'story.completed')).toMatchObject({ storyId: '1', costUsd: null });
+    expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete', costUsd: null });
     // What the user reads: tokens, and "—" for the cost, never $0.00; turns named for what they are.
     const out = printed(events);
     expect(out).not.toMatch(/\$0\.00/);

@@ -184,7 +184,7 @@ export class ProgressPrinter {
   }
 
   /** A story's cost, or its tokens and "—" when its agent reports no cost. */
-  private storyCost(storyId: string, costUsd: number): string {
+  private storyCost(storyId: string, costUsd: number | null): string {
     const story = this.summary.stories.find((st) => st.id === storyId);
     if (story === undefined || story.costKnown) return formatCost(costUsd);
     return story.tokens > 0 ? `${formatTokens(story.tokens)} · cost —` : 'cost —';

@@ -26,7 +26,8 @@ export function renderRemoteRuns(
           ? `finished (${state.choice ?? state.outcome ?? 'ended'})`
           : `active${state.outcome === null ? '' : ` (${state.outcome})`}`,
       state === null ? '' : `${done}/${stories.length} stories`,
-      state === null ? '' : formatCost(state.costUsd),
+      // A run whose agent reports no cost (Codex, a command) records 0: unknown, not $0.00.
+      state === null ? '' : formatCost(state.costUsd > 0 ? state.costUsd : null),
       state === null ? '' : `updated ${relativeTime(state.updatedAt, now)} on ${clean(state.host)}`,
       claimWords(run, now),
     ];

@@ -15,7 +15,7 @@ function costOf(run: RunStatus): string {
     budget.maxStoryCostUsd !== null
       ? ` (at most ${formatCost(budget.maxStoryCostUsd, 2)} a story)`
       : '';
-  return `${formatCost(run.costUsd)}${of}${perStory}`;
+  return `${formatCost(run.costUsd > 0 ? run.costUsd : null)}${of}${perStory}`;
 }
 
 /** The text of `ralphtool status`: one block per recorded run. */
