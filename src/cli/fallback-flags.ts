@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { AGENT_KINDS, type AgentKind, type FallbackAgent } from '../run/options.js';
 import { parseChoice } from './options.js';
@@ -12,20 +12,20 @@ export const repeatable = (value: string, previous: string[] | undefined): strin
   value,
 ];
 
-export function addFallbackOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option(
-        '--fallback-agent <name>',
-        `at a usage or rate limit, run the same story with this agent at once instead of waiting; the agent before it is tried again after its reset (repeatable, in order of preference: ${AGENT_KINDS.join(', ')})`,
-      ).argParser(repeatable),
-    )
-    .addOption(
-      new Option(
-        '--fallback-model <name>',
-        "model of the fallback agent in the same position (repeatable; default: the agent's own)",
-      ).argParser(repeatable),
-    );
+/** `--fallback-agent`, repeatable (`run`, `resume`, the bare command). */
+export function fallbackAgentOption(): Option {
+  return new Option(
+    '--fallback-agent <name>',
+    `at a usage or rate limit, run the same story with this agent at once instead of waiting; the agent before it is tried again after its reset (repeatable, in order of preference: ${AGENT_KINDS.join(', ')})`,
+  ).argParser(repeatable);
+}
+
+/** `--fallback-model`, repeatable, paired by position with `--fallback-agent`. */
+export function fallbackModelOption(): Option {
+  return new Option(
+    '--fallback-model <name>',
+    "model of the fallback agent in the same position (repeatable; default: the agent's own)",
+  ).argParser(repeatable);
 }
 
 /**

@@ -18,7 +18,12 @@ import {
 } from './options.js';
 import { remoteOptions, type RawRemoteFlags } from './remote-flags.js';
 import { unattendedOptions } from './unattended-flags.js';
-import { addFallbackOptions, fallbackAgents, repeatable } from './fallback-flags.js';
+import {
+  fallbackAgentOption,
+  fallbackAgents,
+  fallbackModelOption,
+  repeatable,
+} from './fallback-flags.js';
 
 /** Flags as commander hands them over: strings, validated by toRunOptions. */
 export interface RawRunFlags extends RawRemoteFlags {
@@ -58,9 +63,8 @@ export interface RawRunFlags extends RawRemoteFlags {
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 export function addRunOptions(cmd: Command): Command {
-  return addFallbackOptions(
-    cmd.addOption(new Option('--agent <name>', 'agent backend: claude, codex or command')),
-  )
+  return cmd
+    .addOption(new Option('--agent <name>', 'agent backend: claude, codex or command'))
     .addOption(
       new Option('--agent-command <cmdline>', 'for --agent command: program and arguments'),
     )
@@ -120,6 +124,8 @@ export function addRunOptions(cmd: Command): Command {
         'longest total wait for limits in one invocation; a wait past it is not begun: stop with exit 5, resumable (default: 8h)',
       ),
     )
+    .addOption(fallbackAgentOption())
+    .addOption(fallbackModelOption())
     .addOption(
       new Option(
         '--max-cost <usd>',

@@ -216,6 +216,66 @@ describe('ralphtool run --fallback-agent', () => {
     expect(w.state().stories['1']).toMatchObject({ attempts: 0 });
   }, 120_000);
 
+  it('--on-limit stop still switches (no wait is needed); it stops only when every agent is limited', async () => {
+    world = new FallbackWorld(CHANGE, 2).agents({
+      claude: { '1-1': claudeUsageLimit(inHours(2)) },
+      codex: { '1-1': succeed('src/one.txt', 'one\n'), '2-1': codexUsageLimit(7200) },
+    });
+    const w = world;
+    const result = await w.loopWith('run', ['--fallback-agent', 'codex', '--on-limit', 'stop']);
+    expect(result.exitCode, result.stderr).toBe(5);
+    const events = result.events();
+    expect(attempts(events)).toEqual([
+      ['1', 1, 'claude'],
+      ['1', 1, 'codex'],
+      ['2', 1, 'codex'],
+    ]);
+    expect(ofType(events, 'story.completed').map((e) => e.storyId)).toEqual(['1']);
+    const stop = ofType(events, 'error').find((e) => String(e.message).includes('--on-limit stop'));
+    expect(String(stop?.message)).toContain('every agent is limited, claude resets first');
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', outcome: 'limited' });
+  }, 120_000);
+
+  it('a transient API error (529 overloaded) does not switch: it is waited out on the same agent', async () => {
+    // Claude Code 2.1.197's own result after its retries of a 529 (test/fixtures/claude-stream/).
+    const overloaded = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: true,
+      api_error_status: 529,
+      duration_ms: 4423,
+      duration_api_ms: 0,
+      num_turns: 1,
+      result:
+        'API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:35245).',
+      stop_reason: 'stop_sequence',
+      session_id: 'f2fcc649-1988-42d8-b95e-81ceaf1dea9b',
+      total_cost_usd: 0,
+    });
+    world = new FallbackWorld(CHANGE, 1).agents({
+      claude: {
+        '1-1#1': [{ raw: overloaded }, { exit: 1 }],
+        '1-1#2': succeed('src/one.txt', 'one\n'),
+      },
+      codex: { '*': succeed('src/codex.txt', 'codex\n') },
+    });
+    const w = world;
+    const result = await w.loopWith('run', ['--fallback-agent', 'codex']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.events();
+    expect(ofType(events, 'agent.limited')[0]).toMatchObject({
+      kind: 'overloaded',
+      waitMs: 15_000,
+    });
+    expect(ofType(events, 'agent.switched')).toEqual([]);
+    expect(attempts(events)).toEqual([
+      ['1', 1, 'claude'],
+      ['1', 1, 'claude'],
+    ]);
+    expect(w.starts('codex')).toEqual([]);
+    expect(w.state().fallback).toMatchObject({ limited: {} });
+  }, 120_000);
+
   it("kill -9 during the fallback's attempt, then resume: status names the agents; the resume keeps the fallbacks and does not try the limited primary", async () => {
     world = new FallbackWorld(CHANGE, 1).agents({
       claude: { '1-1': claudeUsageLimit(inHours(2)) },
