@@ -84,7 +84,8 @@ export class LimitWaiter {
       });
       return 'limited';
     }
-    const waitMs = Math.max(0, all.until - Date.now());
+    // A millisecond past the end: the agent is free again when the loop next chooses one.
+    const waitMs = Math.max(0, all.until - Date.now()) + 1;
     const stop = this.stopBefore(all.until);
     if (stop !== null) {
       this.reportStop(stop, waitMs, limit);
