@@ -3,7 +3,13 @@ export { CheckpointRun } from './checkpoint.js';
 export type { CallOptions, EnsureResult, RevertResult, RunLocation } from './types.js';
 export { NO_FIGURES, openQuestion } from './records.js';
 export type { AttemptEnding } from './records.js';
-export type { AttemptFigures, LimitWaitRecord, OpenQuestion, StoryProgress } from './state.js';
+export type {
+  AttemptFigures,
+  FallbackRecord,
+  LimitWaitRecord,
+  OpenQuestion,
+  StoryProgress,
+} from './state.js';
 export { GitError } from '../git/git-error.js';
 export { git, gitOut } from '../git/git.js';
 export type { GitContext, GitOptions } from '../git/git.js';

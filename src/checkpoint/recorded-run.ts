@@ -3,7 +3,7 @@ import type { RunOutcome } from '../core/events.js';
 import type { RunPaths } from './paths.js';
 import { recordAgent, recordAnswer, recordAttemptStart, storyProgress } from './records.js';
 import { writeRunState } from './state.js';
-import type { LimitWaitRecord, RunState, StoryProgress } from './state.js';
+import type { FallbackRecord, LimitWaitRecord, RunState, StoryProgress } from './state.js';
 
 /**
  * A run's record (state.json) and the steps that change only the record; CheckpointRun adds
@@ -104,8 +104,20 @@ export class RecordedRun {
   }
 
   /** Marks the attempt as the one running and counts it, before its agent starts. */
-  async startAttempt(storyId: string, attempt: number): Promise<void> {
-    await this.update((draft) => recordAttemptStart(draft, storyId, attempt));
+  async startAttempt(
+    storyId: string,
+    attempt: number,
+    agent?: { agent: string; model: string | null },
+  ): Promise<void> {
+    await this.update((draft) => recordAttemptStart(draft, storyId, attempt, agent));
+  }
+
+  /** The fallback agents and until when each agent is limited (null: the run has none). */
+  async recordFallback(fallback: FallbackRecord | null): Promise<void> {
+    await this.update((draft) => {
+      if (fallback === null) delete draft.fallback;
+      else draft.fallback = structuredClone(fallback);
+    });
   }
 
   /** The running attempt's agent: its process group and that process's identity. */

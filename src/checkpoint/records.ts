@@ -29,10 +29,22 @@ export function storyProgress(state: RunState, storyId: string): StoryProgress {
  * The attempt about to run is counted before the agent starts, so that a crash cannot hand
  * out free retries.
  */
-export function recordAttemptStart(draft: RunState, storyId: string, attempt: number): void {
+export function recordAttemptStart(
+  draft: RunState,
+  storyId: string,
+  attempt: number,
+  /** The agent that runs it (and its model), when the loop says: kept per story and as the run's last. */
+  agent?: { agent: string; model: string | null },
+): void {
   draft.currentStory = storyId;
   draft.currentAttempt = attempt;
-  draft.stories[storyId] = { ...storyProgress(draft, storyId), attempts: attempt };
+  const progress = { ...storyProgress(draft, storyId), attempts: attempt };
+  if (agent !== undefined) {
+    const agents = progress.agents ?? [];
+    progress.agents = agents.includes(agent.agent) ? agents : [...agents, agent.agent];
+    draft.attemptAgent = { ...agent };
+  }
+  draft.stories[storyId] = progress;
 }
 
 /** The agent's process group and its identity, so that a crashed ralphtool's agent can be stopped. */

@@ -40,6 +40,11 @@ const storyProgressSchema = z.object({
     .object({ kind: z.enum(FAILURE_KINDS), reason: z.string() })
     .nullable()
     .catch(null),
+  /**
+   * The agents that ran its attempts, in order of first use (docs/contract.md, "Fallback
+   * agents"); missing in records written before it existed, and for attempts not run by the loop.
+   */
+  agents: z.array(z.string().min(1)).optional(),
 });
 
 const questionSchema = z.object({
@@ -63,6 +68,26 @@ const waitSchema = z.object({
   message: z.string(),
   /** The reset time the agent reported, null when it gave none (the wait is a backoff). */
   resetsAt: z.string().nullable(),
+});
+
+/** Until when an agent is limited (core/agent-choice.ts AgentLimitRecord). */
+const agentLimitSchema = z.object({
+  until: z.iso.datetime(),
+  kind: z.enum(LIMIT_KINDS),
+  source: z.string(),
+  message: z.string(),
+  resetsAt: z.string().nullable(),
+});
+
+/**
+ * `--fallback-agent` (docs/contract.md, "Fallback agents"): the agents tried in order while the
+ * one before is limited, each with its model (null: the agent's own), so that a resume keeps
+ * them; and until when each agent is limited, so that a resume after a crash does not try a
+ * limited one first. Agent names are the run layer's to check (this folder knows no agents).
+ */
+const fallbackSchema = z.object({
+  agents: z.array(z.object({ agent: z.string().min(1), model: z.string().min(1).nullable() })),
+  limited: z.record(z.string(), agentLimitSchema),
 });
 
 export const STATE_VERSION = 1;
@@ -144,6 +169,13 @@ export const runStateSchema = z.object({
     .optional(),
   /** The usage-limit wait going on; absent or null when none is (records before it existed). */
   wait: waitSchema.nullable().optional(),
+  /** Fallback agents and their limits; absent for a run without them. */
+  fallback: fallbackSchema.optional(),
+  /** The agent (and model) of the attempt running or last run; absent before any attempt. */
+  attemptAgent: z
+    .object({ agent: z.string().min(1), model: z.string().nullable() })
+    .nullable()
+    .optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;
@@ -154,6 +186,7 @@ export type AttemptFigures = z.infer<typeof figuresSchema>;
 export type OpenQuestion = z.infer<typeof questionSchema>;
 export type LimitWaitRecord = z.infer<typeof waitSchema>;
 export type RunHome = NonNullable<RunState['home']>;
+export type FallbackRecord = z.infer<typeof fallbackSchema>;
 
 /** Progress of a story that has not been tried yet. */
 export function newStoryProgress(): StoryProgress {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { splitCommandLine } from '../process/command-line.js';
 import {
+  AGENT_KINDS,
   DEFAULT_RUN_OPTIONS,
   PARALLEL_LIMITS,
   type AgentKind,
@@ -17,6 +18,12 @@ import {
 } from './options.js';
 import { remoteOptions, type RawRemoteFlags } from './remote-flags.js';
 import { unattendedOptions } from './unattended-flags.js';
+import {
+  fallbackAgentOption,
+  fallbackAgents,
+  fallbackModelOption,
+  repeatable,
+} from './fallback-flags.js';
 
 /** Flags as commander hands them over: strings, validated by toRunOptions. */
 export interface RawRunFlags extends RawRemoteFlags {
@@ -46,18 +53,14 @@ export interface RawRunFlags extends RawRemoteFlags {
   /** several changes at once */
   parallel?: string;
   all?: boolean;
+  fallbackAgent?: string[];
+  fallbackModel?: string[];
   /** resume only */
   answer?: string;
   answerFile?: string;
 }
 
-const AGENTS: readonly AgentKind[] = ['claude', 'codex', 'opencode', 'gemini', 'command'];
 const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
-
-const repeatable = (value: string, previous: string[] | undefined): string[] => [
-  ...(previous ?? []),
-  value,
-];
 
 export function addRunOptions(cmd: Command): Command {
   return cmd
@@ -131,6 +134,8 @@ export function addRunOptions(cmd: Command): Command {
         'longest total wait for limits in one invocation; a wait past it is not begun: stop with exit 5, resumable (default: 8h)',
       ),
     )
+    .addOption(fallbackAgentOption())
+    .addOption(fallbackModelOption())
     .addOption(
       new Option(
         '--max-cost <usd>',
@@ -241,15 +246,18 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
   let agent: AgentKind =
     flags.agent === undefined
       ? DEFAULT_RUN_OPTIONS.agent
-      : parseChoice(flags.agent, AGENTS, '--agent');
+      : parseChoice(flags.agent, AGENT_KINDS, '--agent');
   if (flags.agentCommand !== undefined && flags.agent === undefined) agent = 'command';
-  if (flags.agentCommand !== undefined && agent !== 'command') {
+  const fallbacks = fallbackAgents(flags, agent);
+  const commandFallback = fallbacks?.some((f) => f.agent === 'command') === true;
+  if (flags.agentCommand !== undefined && agent !== 'command' && !commandFallback) {
     throw new UsageError(`--agent-command is only for --agent command (got --agent ${agent})`);
   }
   let agentCommand: string | null = null;
-  if (agent === 'command') {
+  if (agent === 'command' || commandFallback) {
     if (flags.agentCommand === undefined || splitCommandLine(flags.agentCommand).length === 0) {
-      throw new UsageError('--agent command needs --agent-command "<program> [args]"');
+      const who = agent === 'command' ? '--agent command' : '--fallback-agent command';
+      throw new UsageError(`${who} needs --agent-command "<program> [args]"`);
     }
     agentCommand = flags.agentCommand;
   }
@@ -315,6 +323,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     json: flags.json === true,
     force: flags.force === true,
     ...unattendedOptions(flags),
+    fallbacks,
     worktree: flags.worktree === true,
     keepWorktree: flags.keepWorktree === true,
     ...remoteOptions(flags),

@@ -66,8 +66,12 @@ export function createUiController(
       () => undefined,
     );
   };
-  const agentLabel =
+  const primaryLabel =
     options.agent === 'command' ? commandLabel(options.agentCommand ?? '') : options.agent;
+  // Fallback agents (docs/contract.md, "Fallback agents") are named with the agent they back up.
+  const fallbacks = (options.fallbacks ?? []).map((f) => f.agent);
+  const agentLabel =
+    fallbacks.length > 0 ? `${primaryLabel} (fallbacks: ${fallbacks.join(', ')})` : primaryLabel;
 
   return {
     listChanges: async () => listChanges(findOpenSpecRoot(cwd)),

@@ -17,7 +17,7 @@ import type { RawRunFlags } from './run-flags.js';
 const ON_LIMIT: readonly OnLimit[] = ['wait', 'stop'];
 
 /** The flags of unattended runs: limits, budgets, the verify ratchet, notifications, the answer. */
-export function unattendedOptions(flags: RawRunFlags): UnattendedOptions {
+export function unattendedOptions(flags: RawRunFlags): Omit<UnattendedOptions, 'fallbacks'> {
   for (const notify of flags.notify ?? []) {
     if (splitCommandLine(notify, '--notify').length === 0)
       throw new UsageError('--notify: the command is empty');

@@ -101,6 +101,8 @@ export type RunEvent =
       originalBranch: string;
       baseSha: string;
       agent: string;
+      /** `--fallback-agent`s in order, each with its model (null: the agent's own); [] for none. */
+      fallbacks?: { agent: string; model: string | null }[];
       maxRetries: number;
       /** A run in a worktree of its own (`run --worktree`): that worktree's top directory. */
       worktree?: string;
@@ -115,6 +117,8 @@ export type RunEvent =
         attempts?: number;
         costUsd?: number;
         durationMs?: number;
+        /** The agents that ran its attempts so far (with fallback agents), in order of first use. */
+        agents?: string[];
       }[];
     }
   | {
@@ -125,6 +129,29 @@ export type RunEvent =
       total: number;
       completed: number;
       attempt: number;
+      /**
+       * The agent that runs this attempt, and the model it is given (null: the agent's own);
+       * the loop always says (optional only for events made up by hand).
+       */
+      agent?: string;
+      model?: string | null;
+    }
+  | {
+      /**
+       * The next attempt runs with another agent (docs/contract.md, "Fallback agents"): `limit`,
+       * `from` is limited until `until` (kind and reset as its report said); `reset`, `to` is
+       * preferred and its limit is over.
+       */
+      type: 'agent.switched';
+      storyId: string;
+      attempt: number;
+      from: string;
+      to: string;
+      model: string | null;
+      reason: 'limit' | 'reset';
+      kind: LimitKind | null;
+      resetsAt: string | null;
+      until: string | null;
     }
   | { type: 'agent.message'; storyId: string; attempt: number; text: string }
   | { type: 'agent.tool'; storyId: string; attempt: number; name: string; summary: string }

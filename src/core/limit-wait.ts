@@ -78,8 +78,22 @@ export function decideLimitWait(input: LimitWaitInput): LimitDecision {
   return { action: 'stop', outcome, waitMs, until };
 }
 
+/**
+ * How long a limit lasts by the policy, without `--max-wait` or a deadline: until the reset plus
+ * the margin, else the backoff. A fallback agent is tried meanwhile (docs/contract.md, "Fallback
+ * agents"), so this is when the limited agent may be tried again.
+ */
+export function limitWaitMs(
+  input: Pick<LimitWaitInput, 'kind' | 'resetsAt' | 'consecutive' | 'now'>,
+): number {
+  return waitFor(input, TRANSIENT_KINDS.has(input.kind));
+}
+
 /** The wait itself: until the reset plus the margin, else the backoff for the kind. */
-function waitFor(input: LimitWaitInput, transient: boolean): number {
+function waitFor(
+  input: Pick<LimitWaitInput, 'resetsAt' | 'consecutive' | 'now'>,
+  transient: boolean,
+): number {
   const reset = input.resetsAt === null ? Number.NaN : Date.parse(input.resetsAt);
   if (Number.isFinite(reset) && reset - input.now <= MAX_CREDIBLE_RESET_MS) {
     // A transient error's reset is the server's own retry-after hint, seconds away: taken as it

@@ -31,6 +31,8 @@ export interface StorySummary {
   /** When the running attempt started (ms), for a live clock; null between attempts. */
   runningSince: number | null;
   lastFailure: string | null;
+  /** The agents that ran its attempts, in order of first use (earlier invocations' included). */
+  agents: string[];
 }
 
 export interface RunSummary {
@@ -39,6 +41,8 @@ export interface RunSummary {
   costUsd: number;
   costKnown: boolean;
   tokens: number;
+  /** The run has fallback agents (`--fallback-agent`): who ran each story is worth showing. */
+  withFallbacks: boolean;
 }
 
 export const emptySummary: RunSummary = {
@@ -47,6 +51,7 @@ export const emptySummary: RunSummary = {
   costUsd: 0,
   costKnown: false,
   tokens: 0,
+  withFallbacks: false,
 };
 
 /** The run's cost as known so far; null when no agent result reported one. */
@@ -77,9 +82,11 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
         durationMs: s.durationMs ?? 0,
         runningSince: null,
         lastFailure: null,
+        agents: s.agents ?? [],
       }));
       return {
         change: event.change,
+        withFallbacks: (event.fallbacks ?? []).length > 0,
         stories,
         costUsd: stories.reduce((sum, s) => sum + s.costUsd, 0),
         costKnown: stories.some((s) => s.costKnown),
@@ -92,6 +99,10 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
         attempts: Math.max(s.attempts, event.attempt),
         result: 'running',
         runningSince: atMs,
+        agents:
+          event.agent === undefined || s.agents.includes(event.agent)
+            ? s.agents
+            : [...s.agents, event.agent],
       }));
     case 'agent.result': {
       const cost = event.costUsd ?? 0;

@@ -18,6 +18,7 @@ import {
   type WorktreePlace,
 } from './launch-worktree.js';
 import type { RunOptions } from './options.js';
+import { fallbackBackends } from './fallback-backends.js';
 import { runLoop, type ChooseCompletion, type LoopDeps, type LoopResult } from './orchestrator.js';
 import { assertAnswerFits } from './question.js';
 import { pushTarget, RemoteSession } from './remote-session.js';
@@ -78,6 +79,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     { ...agent, ...(options.model ? { model: options.model } : {}), baseDir: req.cwd },
     req.env,
   );
+  const backendFor = fallbackBackends(options, req.env, req.cwd);
+  // Each fallback agent's program is checked like the primary's (a resume's recorded ones, as
+  // the loop starts: they are only known once the run is read).
+  for (const fallback of options.fallbacks ?? []) backendFor(fallback);
 
   const where = {
     specRoot,
@@ -173,6 +178,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
       run,
       backend,
+      backendFor,
       emit,
       // A claim lost to another machine stops the run at once and leaves it recorded.
       chooseCompletion: (outcome) =>

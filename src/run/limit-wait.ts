@@ -63,6 +63,39 @@ export class LimitWaiter {
   }
 
   /**
+   * Every agent of the run is limited (fallback agents, docs/contract.md "Fallback agents"): waits
+   * until the first of them resets, as a limit is waited out (`--on-limit stop`, `--max-wait` and
+   * `--max-duration` as for any wait); null when the loop goes on.
+   */
+  async waitForAgents(
+    storyId: string,
+    attempt: number,
+    all: { agent: string; until: number; limit: AgentLimit },
+  ): Promise<ParkedOutcome | null> {
+    const limit: AgentLimit = {
+      ...all.limit,
+      message: `every agent is limited, ${all.agent} resets first: ${all.limit.message}`,
+    };
+    if (this.setup.options.onLimit === 'stop') {
+      this.deps.emit({
+        type: 'error',
+        message: `${describe(limit)}; --on-limit stop ends the run here: \`ralphtool resume ${this.setup.change.name}\` carries on`,
+        fatal: false,
+      });
+      return 'limited';
+    }
+    // A millisecond past the end: the agent is free again when the loop next chooses one.
+    const waitMs = Math.max(0, all.until - Date.now()) + 1;
+    const stop = this.stopBefore(all.until);
+    if (stop !== null) {
+      this.reportStop(stop, waitMs, limit);
+      return stop;
+    }
+    await this.wait(storyId, attempt, limit, waitMs, all.until);
+    return null;
+  }
+
+  /**
    * Before an attempt, with several runs in one process: while another run on the same account
    * (agent kind) waits out a limit, this one waits with it, shown and recorded as a limit wait
    * of its own (the attempt is not begun, nothing counts). True when it waited: the loop decides

@@ -1,4 +1,5 @@
 import type { AgentBackend } from '../agents/types.js';
+import type { AgentSlot } from '../core/agent-choice.js';
 import type { Change, Story } from '../core/change.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../core/events.js';
 import type { PromptChangePaths } from '../core/prompt.js';
@@ -29,6 +30,11 @@ export type ChooseCompletion = (outcome: RunOutcome) => Promise<CompletionChoice
 export interface LoopDeps {
   run: CheckpointRun;
   backend: AgentBackend;
+  /**
+   * The backend of a fallback agent (`--fallback-agent`), its program checked first; absent
+   * where no fallback can be given (then a run with recorded fallbacks refuses them).
+   */
+  backendFor?: (slot: AgentSlot) => AgentBackend;
   emit: (event: RunEvent) => void;
   chooseCompletion: ChooseCompletion;
   /** Aborted when the user asks to stop (Ctrl-C, SIGTERM, `q`). */

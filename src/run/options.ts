@@ -1,8 +1,22 @@
 /** The options of `run` and `resume`, validated (contract "`run` / `resume` options"). */
 export type AgentKind = 'claude' | 'codex' | 'opencode' | 'gemini' | 'command';
+/** Every agent `--agent` and `--fallback-agent` accept, in the order help names them. */
+export const AGENT_KINDS: readonly AgentKind[] = [
+  'claude',
+  'codex',
+  'opencode',
+  'gemini',
+  'command',
+];
 export type OnComplete = 'ask' | 'cleanup' | 'keep';
 /** What a usage/rate limit does: wait for its reset (up to `maxWaitMs`) or stop the run. */
 export type OnLimit = 'wait' | 'stop';
+
+/** A fallback agent and the model it is given (null: the agent's own). */
+export interface FallbackAgent {
+  agent: AgentKind;
+  model: string | null;
+}
 
 export interface RunOptions {
   agent: AgentKind;
@@ -43,6 +57,12 @@ export interface RunOptions {
   notifyTimeoutMs: number;
   /** `resume --answer` / `--answer-file`: the answer to the question a blocked run asked. */
   answer: string | null;
+  /**
+   * `--fallback-agent` (with `--fallback-model`): the agents tried in this order while the one
+   * before is usage- or rate-limited (docs/contract.md, "Fallback agents"); null = not given on
+   * this command line (a resume then keeps the recorded ones).
+   */
+  fallbacks: readonly FallbackAgent[] | null;
   /**
    * `run --worktree` (implied by several changes): the run works in a worktree of its own
    * beside the user's, who keeps working in theirs (docs/contract.md, "Runs in worktrees").
@@ -91,6 +111,7 @@ export type UnattendedOptions = Pick<
   | 'notifyUrls'
   | 'notifyTimeoutMs'
   | 'answer'
+  | 'fallbacks'
 >;
 
 /** The unattended-run options when no flag gives them: wait at limits, no budget, nobody told. */
@@ -105,4 +126,5 @@ export const UNATTENDED_DEFAULTS: UnattendedOptions = {
   notifyUrls: [],
   notifyTimeoutMs: 30_000,
   answer: null,
+  fallbacks: null,
 };

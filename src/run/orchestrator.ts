@@ -2,6 +2,7 @@ import type { Story } from '../core/change.js';
 import { nextStep, type LoopPosition, type ParkedOutcome } from '../core/loop.js';
 import type { LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
 import { LimitWaiter } from './limit-wait.js';
+import { AgentRoster, type AllLimited } from './agent-roster.js';
 import { endRun, reportExhausted } from './run-end.js';
 import { prepareRunLimits } from './run-limits.js';
 import { attemptStory } from './story-attempt.js';
@@ -20,7 +21,9 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
   let stories = setup.change.stories;
   let fatalError: string | null = null;
   const budget = await prepareRunLimits(setup, deps, started);
-  announceStart(setup, deps, stories);
+  // The primary and its fallback agents (`--fallback-agent`), with the limits recorded.
+  const roster = await AgentRoster.prepare(setup, deps);
+  announceStart(setup, deps, stories, roster);
   budget.announce();
   const reportDirtySubmodules = submoduleReporter(deps);
   await reportDirtySubmodules();
@@ -47,10 +50,25 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
     }
     const story = stories.find((s) => s.id === step.storyId);
     if (!story) throw new Error(`story ${step.storyId} vanished between decisions`);
-    const settled = await attemptStory(setup, deps, stories, story, step.attempt, (limit) =>
-      limits.counts(limit),
+    const agent = await roster.pick(step.storyId, step.attempt);
+    if (agent === null) {
+      // Every agent is limited (a resume after a crash, the records say until when): wait.
+      ending = await waitForAgents(roster, limits, deps, step);
+      continue;
+    }
+    const settled = await attemptStory(
+      setup,
+      deps,
+      stories,
+      story,
+      step.attempt,
+      (limit) => limits.counts(limit),
+      agent,
     );
-    if (settled.accepted || settled.limit === null) limits.settled();
+    if (settled.accepted || settled.limit === null) {
+      limits.settled();
+      roster.settled(agent.agent);
+    }
     if (!settled.accepted) {
       await reportDirtySubmodules();
       if (settled.fatal !== null) {
@@ -59,7 +77,11 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
       }
       if (settled.question !== null) ending = 'blocked';
       if (settled.budget) ending = budget.spentBy(story.id);
-      if (settled.limit !== null && fatalError === null) {
+      if (settled.limit !== null && fatalError === null && roster.switches(settled.limit)) {
+        // A usage or rate limit: the next agent goes on at once; all limited, the first to reset.
+        const all = await roster.limitedBy(agent.agent, settled.limit);
+        if (all !== null) ending = await waitForAgents(roster, limits, deps, step, all);
+      } else if (settled.limit !== null && fatalError === null) {
         ending = await limits.handle(story.id, step.attempt, settled.limit);
       }
     }
@@ -67,8 +89,32 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
   }
 }
 
-function announceStart(setup: LoopSetup, deps: LoopDeps, stories: readonly Story[]): void {
+/**
+ * Every agent is limited: the wait for the first to reset. A stop during it forgets the agents'
+ * limits as a stopped wait is forgotten (a resume tries at once).
+ */
+async function waitForAgents(
+  roster: AgentRoster,
+  limits: LimitWaiter,
+  deps: LoopDeps,
+  step: { storyId: string; attempt: number },
+  known?: AllLimited,
+): Promise<ParkedOutcome | null> {
+  const all = known ?? roster.allLimited();
+  if (all === null) return null;
+  const ending = await limits.waitForAgents(step.storyId, step.attempt, all);
+  if (ending === null && deps.stop.aborted) await roster.forgetLimits();
+  return ending;
+}
+
+function announceStart(
+  setup: LoopSetup,
+  deps: LoopDeps,
+  stories: readonly Story[],
+  roster: AgentRoster,
+): void {
   const { run } = deps;
+  const fallbacks = roster.fallbacks;
   deps.emit({
     type: 'run.started',
     change: setup.change.name,
@@ -76,12 +122,14 @@ function announceStart(setup: LoopSetup, deps: LoopDeps, stories: readonly Story
     originalBranch: run.originalLabel,
     baseSha: run.baseSha,
     agent: setup.options.agent,
+    ...(fallbacks.length > 0 ? { fallbacks } : {}),
     maxRetries: setup.options.maxRetries,
     ...(run.state.home ? { worktree: run.repo.root } : {}),
     // A resumed run's earlier invocations count in its figures (the run state keeps them).
     stories: stories.map((s) => {
-      const { attempts, costUsd, durationMs } = deps.run.progressOf(s.id);
-      return { id: s.id, title: s.title, done: s.done, attempts, costUsd, durationMs };
+      const { attempts, costUsd, durationMs, agents } = deps.run.progressOf(s.id);
+      const ran = agents !== undefined && agents.length > 0 ? { agents } : {};
+      return { id: s.id, title: s.title, done: s.done, attempts, costUsd, durationMs, ...ran };
     }),
   });
 }

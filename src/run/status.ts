@@ -52,6 +52,16 @@ export interface RunStatus {
    * `resume` waits out the rest); null when none.
    */
   wait?: NonNullable<RunState['wait']> | null;
+  /** The agent (and model) of the attempt running or last run; null before any attempt. */
+  agent?: { agent: string; model: string | null } | null;
+  /**
+   * Fallback agents (`--fallback-agent`, in order) and the agents limited until when (only
+   * limits not yet over); null for a run without fallback agents or recorded limits.
+   */
+  fallback?: {
+    agents: { agent: string; model: string | null }[];
+    limited: { agent: string; until: string; kind: string; resetsAt: string | null }[];
+  } | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -128,6 +138,8 @@ async function statusOf(
     home: homeOf(state),
     question: question ? { storyId: question.storyId, text: question.text } : null,
     wait: state.status === 'active' ? (state.wait ?? null) : null,
+    agent: state.attemptAgent ?? null,
+    fallback: fallbackOf(state),
     next:
       place.blocked ??
       nextCommand(
@@ -224,4 +236,15 @@ function unreadable(change: string, folder: string, message: string): RunStatus 
     next: unreadableWayOut(change, folder),
     error: message,
   };
+}
+
+/** The fallback agents and the limits still in force (docs/contract.md, "Fallback agents"). */
+function fallbackOf(state: RunState): NonNullable<RunStatus['fallback']> | null {
+  const record = state.fallback;
+  if (record === undefined) return null;
+  const now = Date.now();
+  const limited = Object.entries(record.limited)
+    .filter(([, l]) => state.status === 'active' && Date.parse(l.until) > now)
+    .map(([agent, l]) => ({ agent, until: l.until, kind: l.kind, resetsAt: l.resetsAt }));
+  return { agents: record.agents.map((a) => ({ ...a })), limited };
 }

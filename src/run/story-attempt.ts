@@ -10,6 +10,7 @@ import { runAttempt, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { processIdentity } from './lock.js';
 import type { LoopDeps, LoopSetup } from './loop-types.js';
+import type { AttemptAgent } from './agent-roster.js';
 
 /**
  * How an attempt was settled: accepted, or reverted (with the error that ends the run, if any,
@@ -38,13 +39,19 @@ export async function attemptStory(
   attempt: number,
   /** Whether a limit the attempt meets counts as a failure after all (transient, too often). */
   limitCounts: (limit: AgentLimit) => boolean = () => false,
+  /** The agent that runs it (a fallback agent, docs/contract.md "Fallback agents"); default the run's. */
+  agent: AttemptAgent = {
+    agent: setup.options.agent,
+    model: setup.options.model,
+    backend: deps.backend,
+  },
 ): Promise<SettledAttempt> {
   const { run, emit } = deps;
   await run.ensureAtCheckpoint();
   // tasks.md as the checkpoint has it: what the attempt may change only in its own story.
   const tasksBefore = await readTasksText(setup);
   const previousFailure = run.progressOf(story.id).lastFailure;
-  await run.startAttempt(story.id, attempt);
+  await run.startAttempt(story.id, attempt, { agent: agent.agent, model: agent.model });
   emit({
     type: 'story.started',
     storyId: story.id,
@@ -53,9 +60,18 @@ export async function attemptStory(
     total: stories.length,
     completed: stories.filter((s) => s.done).length,
     attempt,
+    agent: agent.agent,
+    model: agent.model,
   });
 
-  const result = await runAgentAttempt(setup, deps, story, attempt, previousFailure, tasksBefore);
+  const result = await runAgentAttempt(
+    setup,
+    deps,
+    story,
+    { attempt, agent },
+    previousFailure,
+    tasksBefore,
+  );
   const figures: AttemptFigures = { costUsd: result.costUsd, durationMs: result.durationMs };
   const outside = result.tasksAfter?.outside ?? [];
   if (result.verdict.accepted) {
@@ -190,7 +206,7 @@ async function runAgentAttempt(
   setup: LoopSetup,
   deps: LoopDeps,
   story: Story,
-  attempt: number,
+  { attempt, agent }: { attempt: number; agent: AttemptAgent },
   previousFailure: AttemptFailure | null,
   tasksBefore: string | null,
 ): Promise<AttemptResult> {
@@ -218,8 +234,9 @@ async function runAgentAttempt(
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
         ...allowanceOf(deps, story.id),
       },
-      deps.backend,
-      setup.options,
+      agent.backend,
+      // The model is the attempt's agent's (a fallback has its own `--fallback-model`).
+      { ...setup.options, model: agent.model },
       deps.stop,
       deps.emit,
       setup.rereadStories,

@@ -6,10 +6,10 @@ import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { emptySummary, knownCost, summarize, type RunSummary } from '../../core/run-summary.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
 import { baselineNote, toleratedNotes } from '../../core/verify-ratchet.js';
-import { clockTime } from '../../format/clock.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { remoteLines } from './remote-lines.js';
+import { agentColumn, agentTag, forcedLine, limitedLine, switchedLine } from './limit-lines.js';
 import { clean, clip, oneLine } from '../../format/text.js';
 import {
   costColumn,
@@ -72,7 +72,7 @@ export class ProgressPrinter {
         this.said = { warning: null, failure: null, exhausted: null };
         return [
           '',
-          `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${oneLine(event.title)}`)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
+          `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${oneLine(event.title)}`)}${agentTag(this.summary, event)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
         ];
       case 'agent.tool':
         return [s.dim(detail(`· ${event.name} ${event.summary}`))];
@@ -158,6 +158,8 @@ export class ProgressPrinter {
         return this.finishedLines(event);
       case 'agent.limited':
         return [s.yellow(detail(limitedLine(event, this.now())))];
+      case 'agent.switched':
+        return [s.yellow(detail(switchedLine(event, this.now())))];
       case 'limit.resumed':
         return [
           s.dim(
@@ -211,10 +213,13 @@ export class ProgressPrinter {
     const s = this.style;
     // Rows and total from the same rounded numbers, so that the column adds up.
     const costs = costColumn(this.summary.stories.map(knownCost));
+    // With fallback agents, which agents ran each story (docs/contract.md, "Fallback agents").
+    const agents = agentColumn(this.summary);
     const rows = this.summary.stories.map((st, i) => [
       st.id,
       clip(oneLine(st.title), 40),
       String(st.attempts),
+      ...agents.cells(st),
       st.result,
       costs.cells[i] ?? '—',
       formatDuration(st.durationMs),
@@ -222,7 +227,9 @@ export class ProgressPrinter {
     const total = this.summary.costKnown
       ? costs.total
       : `${this.summary.tokens > 0 ? `${formatTokens(this.summary.tokens)} · ` : ''}cost —`;
-    const header = ['STORY', 'TITLE', 'ATTEMPTS', 'RESULT', 'COST', 'TIME'].map(s.bold);
+    const header = ['STORY', 'TITLE', 'ATTEMPTS', ...agents.header, 'RESULT', 'COST', 'TIME'].map(
+      s.bold,
+    );
     const where =
       event.choice === 'cleanup'
         ? event.home !== undefined
@@ -266,23 +273,6 @@ export class ProgressPrinter {
       reachable(next, this.reach),
     ];
   }
-}
-
-/**
- * The line a usage-limit wait starts with: `⏸ usage limit (exit 75): <message> · waiting until
- * 15:02 (1h12m); the attempt does not count`, the end in the user's local time.
- */
-export function limitedLine(
-  event: Extract<RunEvent, { type: 'agent.limited' }>,
-  now: number,
-): string {
-  const until = clockTime(now + event.waitMs, now);
-  return `⏸ ${event.kind} limit (${event.source}): ${event.message} · waiting until ${until} (${formatDuration(event.waitMs)}); the attempt does not count`;
-}
-
-/** What `--force` saved, so the old branch can be found again. */
-export function forcedLine(event: Extract<RunEvent, { type: 'run.forced' }>): string {
-  return `--force: the old ${event.branch} (${event.oldSha.slice(0, 8)}) is saved as ${event.savedRef}${event.attemptRefs > 0 ? `, its ${event.attemptRefs} attempt ref(s) next to it` : ''}`;
 }
 
 interface SaidAlready {

@@ -49,6 +49,7 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
       `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
       ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
       ...homeLines(run),
+      ...agentLines(run, now),
       ...waitLines(run, now),
       `  next: ${run.next}`,
     ].join('\n');
@@ -91,4 +92,25 @@ function waitLines(run: RunStatus, now: Date): string[] {
         `  ⏸ it was waiting for ${what} until ${clockTime(until, now.getTime())}: \`resume\` waits out the rest`,
       ]
     : [];
+}
+
+/**
+ * The agent of the current or last attempt, with fallback agents (`agent codex · fallbacks codex
+ * · claude limited until 15:02`); nothing for a run without them.
+ */
+function agentLines(run: RunStatus, now: Date): string[] {
+  const fallback = run.fallback ?? null;
+  if (fallback === null) return [];
+  const agent = run.agent ?? null;
+  const last =
+    agent === null ? [] : [`agent ${agent.agent}${agent.model ? ` (${agent.model})` : ''}`];
+  const fallbacks =
+    fallback.agents.length > 0
+      ? [`fallbacks ${fallback.agents.map((a) => a.agent).join(', ')}`]
+      : [];
+  const limited = fallback.limited.map(
+    (l) => `${l.agent} limited until ${clockTime(Date.parse(l.until), now.getTime())}`,
+  );
+  const parts = [...last, ...fallbacks, ...limited];
+  return parts.length > 0 ? [`  ${parts.join(' · ')}`] : [];
 }

@@ -149,7 +149,8 @@ function applyEvent(
       write(event.storyId, [
         {
           kind: 'attempt',
-          text: `attempt ${event.attempt}${max === null ? '' : ` of ${max}`}`,
+          // With fallback agents, which agent runs the attempt.
+          text: `attempt ${event.attempt}${max === null ? '' : ` of ${max}`}${next.summary.withFallbacks && event.agent !== undefined ? ` · ${oneLine(event.agent)}` : ''}`,
         },
       ]);
       const attempt: AttemptView = {
@@ -188,6 +189,9 @@ function applyEvent(
           text: `⚠ unknown agent output (${oneLine(event.what)}): ${oneLine(event.hint)}`,
         },
       ]);
+      return next;
+    case 'agent.switched':
+      write(event.storyId, [{ kind: 'note', text: oneLine(switchedText(event)) }]);
       return next;
     case 'agent.result': {
       const t = event.tokens;
@@ -359,4 +363,11 @@ function updateAttempt(
 
 function attemptOf(view: LoopView, storyId: string, attempt: number): AttemptView | undefined {
   return view.details[storyId]?.attempts.find((a) => a.attempt === attempt);
+}
+
+/** An agent switch, in the story's transcript (the progress lines say the same, with the clock). */
+function switchedText(event: Extract<TimedRunEvent, { type: 'agent.switched' }>): string {
+  if (event.reason === 'reset') return `⇄ ${event.to}'s limit is over: back to ${event.to}`;
+  const until = event.until === null ? '' : ` until ${event.until}`;
+  return `⇄ ${event.from} is at ${event.kind ?? 'a'} limit${until}: going on with ${event.to} at once`;
 }
