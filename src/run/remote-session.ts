@@ -43,6 +43,17 @@ export class RemoteSession {
   private sync: RemoteSync | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private beating: Promise<void> = Promise.resolve();
+  /**
+   * One push to the remote at a time, heartbeats and the run's pushes alike: a run's push leases
+   * the claim, and a heartbeat moving the claim under it would get it refused (under load, every
+   * time: the branch was never pushed before the claim was lost in a test with 1 s heartbeats).
+   */
+  private pushing: Promise<unknown> = Promise.resolve();
+  private readonly exclusive = <T>(push: () => Promise<T>): Promise<T> => {
+    const done = this.pushing.then(push);
+    this.pushing = done.catch(() => undefined);
+    return done;
+  };
   private held: HeldClaim;
   private readonly lostController = new AbortController();
   private lostTo: string | null = null;
@@ -102,6 +113,7 @@ export class RemoteSession {
       paths: run.paths,
       next,
       claimSha: () => this.held.sha,
+      exclusive: this.exclusive,
       progressOnRemote: this.remoteProgress,
       secrets: async () =>
         allSecrets(secretsOf(this.req.env), ...(await Promise.all(roots.map(dotenvSecrets)))),
@@ -145,6 +157,7 @@ export class RemoteSession {
         }
       },
       claimSha: () => this.held.sha,
+      exclusive: this.exclusive,
       progressOnRemote: this.remoteProgress,
       secrets: async () =>
         allSecrets(secretsOf(this.req.env), ...(await Promise.all(roots.map(dotenvSecrets)))),
@@ -191,7 +204,9 @@ export class RemoteSession {
     if (this.heartbeat === null || this.lostTo !== null) return;
     const info = { ...this.held.info, heartbeatAt: new Date().toISOString() };
     try {
-      const held = await pushClaim(this.ctx, this.req.remote, info, this.held.sha);
+      const held = await this.exclusive(() =>
+        pushClaim(this.ctx, this.req.remote, info, this.held.sha),
+      );
       if (held !== null) {
         this.held = held;
         // The attempt going on is saved and pushed too: a machine that dies now leaves it.

@@ -46,6 +46,8 @@ export interface RemoteSyncConfig {
   backoff?: { firstMs: number; maxMs: number };
   /** The claim commit this machine holds now: every push is refused once it is not the remote's. */
   claimSha?: () => string;
+  /** Runs a push when no other push of this machine (a heartbeat) is under way. */
+  exclusive?: <T>(push: () => Promise<T>) => Promise<T>;
   /** Values never written into the record (remote/redact.ts), read before each record. */
   secrets?: () => Promise<readonly Secret[]>;
   /** The remote holds a progress save already (another machine's): the first push drops it. */
@@ -106,11 +108,15 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         (await config.secrets?.()) ?? [],
       );
       const progress = await currentProgress(config.ctx, config.change, quiet.state);
-      const pushed = await pushRun(config.ctx, config.remote, config.change, {
-        branchAt: quiet.state.checkpointSha,
-        progress: progress !== null ? { push: progress } : progressOnRemote ? 'delete' : null,
-        ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
-      });
+      const exclusive = config.exclusive ?? (<T>(push: () => Promise<T>) => push());
+      // The claim's sha is read once no heartbeat is moving it: the lease is the one on the remote.
+      const pushed = await exclusive(() =>
+        pushRun(config.ctx, config.remote, config.change, {
+          branchAt: quiet.state.checkpointSha,
+          progress: progress !== null ? { push: progress } : progressOnRemote ? 'delete' : null,
+          ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
+        }),
+      );
       if (!pushed.ok) {
         if (pushed.refs.some((r) => r.flag === '!' && r.dst === claimRef(config.change))) {
           config.onClaimRefused?.();

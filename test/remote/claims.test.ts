@@ -182,6 +182,9 @@ describe('a claim lost while the run goes on', { timeout: 240_000 }, () => {
     // The heartbeat moves the claim on the remote.
     expect(await eventually(() => w.remoteRefs().get(CLAIM) !== first, 60_000)).toBe(true);
 
+    // The run's first push (its branch) is on the remote before the claim changes hands: on a
+    // loaded machine it may come later than a heartbeat, and a lost claim pushes nothing more.
+    await live.waitUntil(() => live.events.some((e) => e.type === 'remote.pushed'));
     plantClaim(w, claimOf('runner-9', 99, new Date()));
     const before = w.remoteRefs(`refs/ralphtool/${CHANGE}/record`);
     const ended = await live.exited;
