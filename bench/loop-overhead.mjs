@@ -11,27 +11,17 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 import { CHANGE, benchEnv, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { agentRunner, protocolFloor } from './lib/floor.mjs';
 import { makeRecordingGit, readRecording } from './lib/git-record.mjs';
 import { loopMs, prepareAgent, timedRun } from './lib/ralph-run.mjs';
 import { replayRecording } from './lib/replay.mjs';
 import { formatReport } from './lib/report.mjs';
+import { ROOT, cliPath, option } from './lib/args.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const fakeAgent = path.join(root, 'test/fixtures/agents/fake-agent.mjs');
+const fakeAgent = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const value = process.argv[i + 1];
-  if (value === undefined) throw new Error(`--${name} needs a value`);
-  return value;
-}
-
-// --cli: a copy of the build elsewhere, so a rebuild of dist/ cannot change it mid-benchmark.
-const cli = path.resolve(option('cli', path.join(root, 'dist/cli/main.js')));
+const cli = cliPath();
 const rounds = Number(option('rounds', '5'));
 const stories = Number(option('stories', '10'));
 const largeFiles = Number(option('files', '10000'));

@@ -12,24 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { clearInterval, setInterval } from 'node:timers';
-import { fileURLToPath } from 'node:url';
 import { benchEnv, copyRepo, git } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
+import { ROOT, cliPath, option } from './lib/args.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const fakeAgent = path.join(root, 'test/fixtures/agents/fake-agent.mjs');
+const fakeAgent = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 const CHANGES = ['alpha', 'beta', 'gamma'];
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const value = process.argv[i + 1];
-  if (value === undefined) throw new Error(`--${name} needs a value`);
-  return value;
-}
-
-const cli = path.resolve(option('cli', path.join(root, 'dist/cli/main.js')));
+const cli = cliPath();
 const rounds = Number(option('rounds', '5'));
 const stories = Number(option('stories', '5'));
 const log = (text) => process.stderr.write(`${text}\n`);

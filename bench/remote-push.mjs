@@ -21,22 +21,13 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 import { CHANGE, benchEnv, copyRepo, git, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
+import { ROOT, cliPath, option } from './lib/args.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const fakeAgent = path.join(root, 'test/fixtures/agents/fake-agent.mjs');
+const fakeAgent = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const value = process.argv[i + 1];
-  if (value === undefined) throw new Error(`--${name} needs a value`);
-  return value;
-}
-
-const cli = path.resolve(option('cli', path.join(root, 'dist/cli/main.js')));
+const cli = cliPath();
 const rounds = Number(option('rounds', '5'));
 const stories = Number(option('stories', '10'));
 const files = Number(option('files', '20'));

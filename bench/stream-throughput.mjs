@@ -23,20 +23,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { CHANGE, benchEnv, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { median, ratio, table } from './lib/stats.mjs';
+import { cliPath, option } from './lib/args.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..');
 const streamAgent = path.join(here, 'lib/stream-agent.mjs');
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const value = process.argv[i + 1];
-  if (value === undefined) throw new Error(`--${name} needs a value`);
-  return value;
-}
-
-const cli = path.resolve(option('cli', path.join(root, 'dist/cli/main.js')));
+const cli = cliPath();
 const bytes = Number(option('bytes', String(1 << 30)));
 const lines = Number(option('lines', '1000000'));
 const rounds = Number(option('rounds', '3'));
