@@ -123,7 +123,7 @@ describe('a JSON-lines agent that prints no JSON', () => {
       FAKE_AGENT_FORMAT: 'plain',
     });
     expect(output.fatal).toBe(
-      'Codex printed no JSON events (first line: "Usage: claude [options]"): is `codex` the Codex CLI, and a version that supports exec --json? Check `codex --version`; install Codex with `npm install -g @openai/codex`.',
+      'Codex printed no JSON events (first line: "Usage: claude [options]"): is `codex` the Codex CLI, and a version that supports exec --json? Check `codex --version`; install Codex with `npm install -g @openai/codex`, or set RALPHTOOL_CODEX_BIN to its path.',
     );
   });
 

@@ -14,6 +14,6 @@ describe('the hint of agent.unrecognised', () => {
       "Codex printed lines this ralphtool does not know; they are skipped and the attempt goes on: if the agent's work is misread, upgrade ralphtool, or pin Codex to the version you used before",
     );
     // A backend ralphtool has no product name for is named as it is.
-    expect(unrecognisedHint('opencode')).toMatch(/^opencode printed lines .* pin opencode to /);
+    expect(unrecognisedHint('newagent')).toMatch(/^newagent printed lines .* pin newagent to /);
   });
 });

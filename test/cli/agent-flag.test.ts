@@ -14,7 +14,7 @@ describe('--agent', () => {
 
   it('names every agent when the name is unknown', () => {
     expect(() => toRunOptions({ agent: 'gemeni' }, false)).toThrow(
-      new UsageError('--agent: "gemeni" is not one of claude, codex, gemini, command'),
+      new UsageError('--agent: "gemeni" is not one of claude, codex, opencode, gemini, command'),
     );
   });
 
