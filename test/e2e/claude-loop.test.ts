@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../support/cli.js';
 import {
   claudeBinPath,
@@ -12,28 +12,19 @@ import {
   type ModelServer,
   type ScriptedTurn,
 } from '../support/model-server.js';
-import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
+import type { TempRepo } from '../support/temp-repo.js';
+import { undoAfterEach } from '../support/e2e-cleanups.js';
 import { promptsSeen, scriptByAttempt, type AttemptPlans } from './conversations.js';
 
 const CHANGE = 'add-greeter';
 const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { later, repoWith } = undoAfterEach(CHANGE);
 
 type Event = { type: string; [key: string]: unknown };
 
-function repoWith(stories: { title: string; tasks: string[] }[]): TempRepo {
-  const repo = makeChangeRepo(CHANGE, stories);
-  cleanups.push(() => repo.remove());
-  return repo;
-}
-
 async function serve(plans: AttemptPlans): Promise<ModelServer> {
   const server = await startModelServer(scriptByAttempt(plans));
-  cleanups.push(() => server.close());
+  later(() => server.close());
   return server;
 }
 
@@ -45,7 +36,7 @@ async function runRalph(
   command: 'run' | 'resume' = 'run',
 ): Promise<CliRun> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-e2e-home-'));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  later(() => rmSync(home, { recursive: true, force: true }));
   const args = [command, CHANGE, '--agent', 'claude', '--json', '--on-complete', 'keep', ...extra];
   const result = await runCli(args, {
     cwd: repo.dir,

@@ -4,33 +4,24 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../support/cli.js';
 import { codexEnv } from '../support/responses-server-codex.js';
 import type { ResponsesServer } from '../support/responses-server.js';
-import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
+import type { TempRepo } from '../support/temp-repo.js';
+import { undoAfterEach } from '../support/e2e-cleanups.js';
 import { complete, promptsSeen, serveByAttempt, tick, type Plans } from './codex-conversations.js';
 
 const CHANGE = 'add-greeter';
 const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { later, repoWith } = undoAfterEach(CHANGE);
 
 type Event = { type: string; [key: string]: unknown };
 
 async function serve(plans: Plans): Promise<ResponsesServer> {
   const server = await serveByAttempt(plans);
-  cleanups.push(() => server.close());
+  later(() => server.close());
   return server;
-}
-
-function repoWith(stories: { title: string; tasks: string[] }[]): TempRepo {
-  const repo = makeChangeRepo(CHANGE, stories);
-  cleanups.push(() => repo.remove());
-  return repo;
 }
 
 /** `ralphtool run <change> --agent codex` with Codex talking to the scripted server. */
@@ -41,7 +32,7 @@ async function runRalph(
   options: { json?: boolean; streamRetries?: number } = {},
 ): Promise<CliRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-e2e-codex-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  later(() => rmSync(dir, { recursive: true, force: true }));
   const json = options.json ?? true;
   const args = ['run', CHANGE, '--agent', 'codex', '--on-complete', 'keep', ...extra];
   const result = await runCli(json ? [...args, '--json'] : args, {

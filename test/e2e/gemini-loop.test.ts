@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../support/cli.js';
 import {
   contentsOf,
@@ -15,27 +15,18 @@ import {
   type GeminiTurn,
 } from '../support/gemini-server.js';
 import { geminiEnv } from '../support/gemini-server-cli.js';
-import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
+import type { TempRepo } from '../support/temp-repo.js';
+import { undoAfterEach } from '../support/e2e-cleanups.js';
 
 const CHANGE = 'add-greeter';
 const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
 // Each attempt starts a Gemini CLI (two Node processes): 10–60 s apiece on a busy machine.
 const TEST_TIMEOUT_MS = 420_000;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { later, repoWith } = undoAfterEach(CHANGE);
 
 type Event = { type: string; [key: string]: unknown };
 /** Answers per attempt, keyed `<story>-<attempt>`, one per model turn of that conversation. */
 type Plans = Record<string, (GeminiTurn | GeminiError)[]>;
-
-function repoWith(stories: { title: string; tasks: string[] }[]): TempRepo {
-  const repo = makeChangeRepo(CHANGE, stories);
-  cleanups.push(() => repo.remove());
-  return repo;
-}
 
 /**
  * Which attempt a request belongs to (ralphtool's prompt, in the first user content) and how far
@@ -62,7 +53,7 @@ async function serve(plans: Plans): Promise<GeminiServer> {
     if (!plan) throw new Error(`no plan for attempt ${point.key}`);
     return plan[point.step];
   });
-  cleanups.push(() => server.close());
+  later(() => server.close());
   return server;
 }
 
@@ -84,7 +75,7 @@ async function runRalph(
   options: { maxAttempts?: number; apiKey?: string } = {},
 ): Promise<CliRun> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-gemini-home-'));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  later(() => rmSync(home, { recursive: true, force: true }));
   const args = ['run', CHANGE, '--agent', 'gemini', '--json', '--on-complete', 'keep', ...extra];
   const result = await runCli(args, {
     cwd: repo.dir,

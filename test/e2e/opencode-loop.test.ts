@@ -4,11 +4,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../support/cli.js';
 import { startModelServer, type ModelServer, type ScriptedTurn } from '../support/model-server.js';
 import { OPENCODE_MODEL, opencodeBinPath, opencodeEnv } from '../support/model-server-opencode.js';
-import { makeChangeRepo, type TempRepo } from '../support/temp-repo.js';
+import type { TempRepo } from '../support/temp-repo.js';
+import { undoAfterEach } from '../support/e2e-cleanups.js';
 import { promptsSeen, scriptByAttempt, type AttemptPlans } from './conversations.js';
 
 const CHANGE = 'add-greeter';
@@ -16,23 +17,13 @@ const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
 // OpenCode starts slowly (14-50 s a run here, minutes on a loaded machine) and makes a model
 // request per step: these runs are long.
 const TEST_TIMEOUT_MS = 900_000;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { later, repoWith } = undoAfterEach(CHANGE);
 
 type Event = { type: string; [key: string]: unknown };
 
-function repoWith(stories: { title: string; tasks: string[] }[]): TempRepo {
-  const repo = makeChangeRepo(CHANGE, stories);
-  cleanups.push(() => repo.remove());
-  return repo;
-}
-
 async function serve(plans: AttemptPlans): Promise<ModelServer> {
   const server = await startModelServer(scriptByAttempt(plans));
-  cleanups.push(() => server.close());
+  later(() => server.close());
   return server;
 }
 
@@ -43,7 +34,7 @@ async function runRalph(
   extra: string[] = [],
 ): Promise<CliRun> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-e2e-opencode-home-'));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  later(() => rmSync(home, { recursive: true, force: true }));
   const args = [
     'run',
     CHANGE,
