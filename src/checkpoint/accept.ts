@@ -18,14 +18,58 @@ export function checkpointMessage(storyId: string): string {
  * Commits the whole work tree as one commit on top of the checkpoint, on the run's branch:
  * commits the agent made itself are folded in, so the branch keeps one commit per story.
  * With `resuming`, a commit this function already made before an interruption is reused.
+ * With `untouched` (no git command moved HEAD or the branch or wrote the index since the
+ * attempt began at the checkpoint: on-disk.ts, `gitDirPrint`), HEAD, the branch and the index
+ * are known to be at the checkpoint and are neither read nor put back.
  */
 export async function commitStory(
   g: RunGit,
   checkpoint: string,
   storyId: string,
-  resuming: boolean,
   protect: Protection,
+  how: { resuming: boolean; untouched: boolean },
 ): Promise<string> {
+  const { ctx, repo } = g;
+  const message = checkpointMessage(storyId);
+  if (how.untouched) {
+    // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess
+    // (a MERGE_HEAD written by hand moves no HEAD).
+    await quitOperations(ctx, repo.gitDir);
+  } else {
+    const made = await backToCheckpoint(g, checkpoint, storyId, how.resuming);
+    if (made !== null) return made;
+  }
+  // Repositories the attempt created are committed as plain files, never as gitlinks.
+  const { detached: nested } = await detachNestedRepos(g, protect.label);
+  if (nested.length > 0) {
+    const saved = `${g.paths.dir}/nested/${protect.label}/`;
+    protect.notices.push(nestedNotice(nested, saved, 'committed their files as plain files'));
+  }
+  // Files ignored when the run started stay out even when the attempt un-ignored them.
+  const sha = await commitEverything(
+    ctx,
+    message,
+    async () => {
+      const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint);
+      if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
+    },
+    repo,
+  );
+  await endBisect(ctx, repo.gitDir);
+  return sha;
+}
+
+/**
+ * HEAD on the run's branch at the checkpoint and the index at the checkpoint, the files as
+ * the agent left them (but for what only a branch switch of the agent changed). Resuming an
+ * accept whose commit was made already, returns that commit and changes nothing; else null.
+ */
+async function backToCheckpoint(
+  g: RunGit,
+  checkpoint: string,
+  storyId: string,
+  resuming: boolean,
+): Promise<string | null> {
   const { ctx, repo } = g;
   const message = checkpointMessage(storyId);
   const head = await headPosition(ctx);
@@ -57,17 +101,5 @@ export async function commitStory(
   await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
     context: 'could not reset the index',
   });
-  // Repositories the attempt created are committed as plain files, never as gitlinks.
-  const nested = await detachNestedRepos(g, protect.label);
-  if (nested.length > 0) {
-    const saved = `${g.paths.dir}/nested/${protect.label}/`;
-    protect.notices.push(nestedNotice(nested, saved, 'committed their files as plain files'));
-  }
-  // Files ignored when the run started stay out even when the attempt un-ignored them.
-  const sha = await commitEverything(ctx, message, async () => {
-    const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint);
-    if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
-  });
-  await endBisect(ctx, repo.gitDir);
-  return sha;
+  return null;
 }

@@ -20,6 +20,7 @@ import { assertOriginalFree } from './worktrees.js';
 import { bringWorkHome } from './home-cleanup.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { headAndCleanliness, operationInProgress } from '../git/status.js';
+import { GitDirWatch } from './git-dir-watch.js';
 
 /**
  * One recorded run and the git protocol on it (docs/contract.md, "The git protocol"): the loop keeps
@@ -30,6 +31,9 @@ import { headAndCleanliness, operationInProgress } from '../git/status.js';
  * when it finds one).
  */
 export class CheckpointRun extends GuardedRun {
+  /** Git processes whose answer is known (git-dir-watch.ts). */
+  private readonly watch = new GitDirWatch(this.repo, this.branch);
+
   /**
    * Commits the work tree as the story's checkpoint and records the story as completed, with
    * what its attempt spent; returns the new checkpoint sha.
@@ -46,19 +50,21 @@ export class CheckpointRun extends GuardedRun {
     );
     const resuming = await this.enterStep(step, opts);
     await clearStaleIndexLock(this.repo);
-    const sha = await commitStory(
-      this.runGit(opts),
-      this.checkpointSha,
-      storyId,
+    const untouched = !resuming && (await this.watch.untouchedSinceAttempt(this.checkpointSha));
+    const noticesBefore = this.notices.length;
+    const sha = await commitStory(this.runGit(opts), this.checkpointSha, storyId, protect, {
       resuming,
-      protect,
-    );
+      untouched,
+    });
     await rememberIgnoredTasks(this.runGit(opts), sha, true);
     await this.update((draft) => {
       draft.checkpointSha = sha;
       draft.step = null;
       recordAcceptance(draft, storyId, figures);
     });
+    // Files left out of the commit stay in the tree: then the next check asks git.
+    if (this.notices.length === noticesBefore) await this.watch.settledAt(sha);
+    else this.watch.forget();
     return sha;
   }
 
@@ -105,6 +111,13 @@ export class CheckpointRun extends GuardedRun {
     await this.protect(opts, `check-${Date.now()}`);
     if (this.current.step) await this.finishInterruptedStep(opts);
     const g = this.runGit(opts);
+    if (
+      (await this.watch.stillSettled(this.checkpointSha)) &&
+      (await operationInProgress(this.repo.gitDir)) === null &&
+      (await changedIgnoredTasks(g, this.checkpointSha)).length === 0
+    ) {
+      return { repaired: false, savedRef: null, fromBranch: null };
+    }
     const { head, clean } = await headAndCleanliness(g.ctx);
     // An ignored tasks.md is no part of "clean": its changes are checked on their own.
     if (
@@ -113,6 +126,7 @@ export class CheckpointRun extends GuardedRun {
       (await changedIgnoredTasks(g, this.checkpointSha)).length === 0
     ) {
       await rememberIgnoredTasks(g, this.checkpointSha, false);
+      await this.watch.atCheckpoint(this.checkpointSha);
       return { repaired: false, savedRef: null, fromBranch: null };
     }
     const { currentStory, currentAttempt } = this.current;
@@ -233,12 +247,15 @@ export class CheckpointRun extends GuardedRun {
     const resuming = await this.enterStep(step, opts);
     await clearStaleIndexLock(this.repo);
     const toSha = this.checkpointSha;
+    const untouched = !resuming && (await this.watch.untouchedSinceAttempt(toSha));
+    const noticesBefore = this.notices.length;
     const { savedRef } = await restoreCheckpoint(this.runGit(opts), {
       checkpoint: toSha,
       ref: attemptRef(this.change, storyId, attempt),
       label: attemptName(storyId, attempt),
       resuming,
       protect,
+      untouched,
     });
     // `reset --hard` wrote the user's files through git's filters: their exact bytes go back.
     await restoreUserBytes(this.runGit(opts), this.current.baseSha, toSha);
@@ -247,6 +264,8 @@ export class CheckpointRun extends GuardedRun {
       draft.step = null;
       record(draft);
     });
+    if (this.notices.length === noticesBefore) await this.watch.settledAt(toSha);
+    else this.watch.forget();
     return { toSha, savedRef };
   }
 

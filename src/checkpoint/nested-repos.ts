@@ -15,13 +15,22 @@ const MAX_LEVELS = 4;
  * (the nested history, every byte of it) is moved to
  * `<run folder>/nested/<label>/<path>/.git`, and its files become plain files of the work
  * tree, which the accept commits or the revert saves and removes like any other.
- * Returns the paths of the repositories, for the report.
+ * Returns the paths of the repositories, for the report, and when there were none, the
+ * untracked files the search listed (what `git clean` would remove, for a caller that needs
+ * that list too).
  */
-export async function detachNestedRepos(g: RunGit, label: string): Promise<string[]> {
+export async function detachNestedRepos(
+  g: RunGit,
+  label: string,
+): Promise<{ detached: string[]; untracked: readonly string[] | null }> {
   const detached: string[] = [];
   for (let level = 0; level < MAX_LEVELS; level++) {
-    const found = await nestedRepos(g);
-    if (found.length === 0) break;
+    const { repos: found, untracked } = await nestedRepos(g);
+    if (found.length === 0) {
+      // A folder entry that is no repository (`x/` without `.git` any more): not a file list.
+      const files = level === 0 && !untracked.some((entry) => entry.endsWith('/'));
+      return { detached, untracked: files ? untracked : null };
+    }
     for (const path of found) {
       const target = await freeTarget(join(g.paths.dir, 'nested', label, path, '.git'));
       await mkdir(dirname(target), { recursive: true });
@@ -29,7 +38,7 @@ export async function detachNestedRepos(g: RunGit, label: string): Promise<strin
       detached.push(path);
     }
   }
-  return detached;
+  return { detached, untracked: null };
 }
 
 /** The notice for repositories turned into plain folders. */
@@ -37,18 +46,22 @@ export function nestedNotice(paths: readonly string[], saved: string, what: stri
   return `the attempt created git repositories inside the work tree (${paths.join(', ')}); ralphtool moved their .git folders to ${saved} and ${what}`;
 }
 
-/** Untracked, not ignored folders that hold a `.git` (a folder or a `gitdir:` file). */
-async function nestedRepos(g: RunGit): Promise<string[]> {
+/**
+ * Untracked, not ignored folders that hold a `.git` (a folder or a `gitdir:` file), and the
+ * untracked entries listed.
+ */
+async function nestedRepos(g: RunGit): Promise<{ repos: string[]; untracked: string[] }> {
   // Without --directory: a plain new folder is then listed file by file, and only a nested
   // repository is listed as one `path/` entry (with --directory, `new/sub/` hides in `new/`).
   const out = await git(g.ctx, ['ls-files', '-z', '--others', '--exclude-standard']);
+  const untracked = out.stdout.split('\0').filter((entry) => entry !== '');
   const repos: string[] = [];
-  for (const entry of out.stdout.split('\0')) {
+  for (const entry of untracked) {
     if (!entry.endsWith('/')) continue;
     const path = entry.slice(0, -1);
     if (await exists(join(g.repo.root, path, '.git'))) repos.push(path);
   }
-  return repos;
+  return { repos, untracked };
 }
 
 /** The path itself, or with `-2`, `-3`, … when an earlier save took it. */

@@ -4,7 +4,9 @@ import { endBisect, quitOperations } from '../git/operations.js';
 import { branchSha, resolveCommit, treeOf } from '../git/repo.js';
 import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
-import { snapshotWorkTree } from '../git/snapshot.js';
+import { snapshotWithListing, snapshotWorkTree } from '../git/snapshot.js';
+import type { AddListing } from '../git/snapshot.js';
+import { refOnDisk } from '../git/on-disk.js';
 import { mkdir } from 'node:fs/promises';
 import { ignoredInHistory, leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, nestedNotice } from './nested-repos.js';
@@ -34,6 +36,12 @@ export interface RestoreOptions {
   resuming: boolean;
   /** Files ignored at the start, kept out of the save and the clean; notices for the user. */
   protect: Protection;
+  /**
+   * True when no git command moved HEAD or the branch or wrote the index since the attempt
+   * began at the checkpoint (on-disk.ts, `gitDirPrint`): HEAD, the branch and the index are
+   * known to be at the checkpoint, so they are neither read nor put back.
+   */
+  untouched?: boolean;
 }
 
 /**
@@ -44,13 +52,12 @@ export interface RestoreOptions {
 export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promise<RestoreResult> {
   const { ctx, repo } = g;
   const { checkpoint, ref } = opts;
-  const checkpointTree = await treeOf(ctx, checkpoint);
   const message = `ralphtool: attempt ${opts.label} of ${g.change}`;
   // The agent may have deleted the run folder, where the temporary indexes go.
   await mkdir(g.paths.dir, { recursive: true });
   // Repositories the attempt created: their .git to the run folder, their files saved below
   // as plain files (git would save a gitlink, or refuse), then removed by the clean.
-  const nested = await detachNestedRepos(g, opts.label);
+  const { detached: nested, untracked } = await detachNestedRepos(g, opts.label);
   if (nested.length > 0) {
     const saved = `${g.paths.dir}/nested/${opts.label}/`;
     opts.protect.notices.push(
@@ -61,19 +68,30 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
   // 1. Save the attempt without touching the real index or the files. A revert resumed after
   //    its save (the ref's first-parent line reaches this checkpoint) keeps that save: the work
   //    tree may be half reverted already, and snapshotting it again would bury the attempt's work.
-  const previous = await resolveCommit(ctx, ref);
+  const onDisk = await refOnDisk(repo, ref);
+  const previous = onDisk === undefined ? await resolveCommit(ctx, ref) : onDisk;
   if (opts.resuming && previous !== null && (await savedFrom(ctx, previous, checkpoint))) {
     return finishRestore(g, opts, previous, message);
   }
-  const snapshot = await snapshotWorkTree(ctx, {
+  // The checkpoint commit stands for its tree (`read-tree` takes either).
+  const snapshot = await snapshotWithListing(ctx, {
     scratchDir: g.paths.dir,
     startIndex: indexFile(repo),
-    baseTree: checkpointTree,
+    baseTree: checkpoint,
+    startIndexIsBase: opts.untouched === true,
   });
-  const { tree, left } = await leaveIgnoredOutOfTree(g, opts.protect.guard, snapshot, checkpoint);
+  const { tree, left } = await leaveIgnoredOutOfTree(
+    g,
+    opts.protect.guard,
+    snapshot.tree,
+    checkpoint,
+  );
   if (left.length > 0) opts.protect.notices.push(leftOutNotice(left, `the save ${ref}`));
   const moved: string[] = [];
-  for (const sha of [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)]) {
+  const tips = opts.untouched
+    ? []
+    : [await resolveCommit(ctx, 'HEAD'), await branchSha(ctx, g.branch)];
+  for (const sha of tips) {
     if (sha === null || sha === checkpoint) continue;
     // The attempt's own commits are kept as parents, unless one holds a file ignored at the start.
     const held = await ignoredInHistory(g, opts.protect.guard, sha, checkpoint);
@@ -84,14 +102,52 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
       );
   }
   let saved = previous;
-  const nothingNew = tree === checkpointTree && moved.length === 0;
-  if (saved === null || !(nothingNew && opts.resuming)) {
+  const nothingNew =
+    opts.resuming && moved.length === 0 && tree === (await treeOf(ctx, checkpoint));
+  if (saved === null || !nothingNew) {
     const parents = unique([checkpoint, ...moved, ...(previous ? [previous] : [])]);
     saved = await commitTree(ctx, tree, parents, message);
     await updateRef(g, ref, saved);
   }
 
-  return finishRestore(g, opts, saved, message);
+  return finishRestore(
+    g,
+    opts,
+    saved,
+    message,
+    knownAfterSave(opts, snapshot.listing, left, untracked),
+  );
+}
+
+/**
+ * What the save tells about the clean to come: the files it took as they are now (they need
+ * not be saved again), and when the reset changes no ignore rule and no tracked file list, the
+ * untracked files the nested-repository search listed (they are what the clean finds).
+ */
+function knownAfterSave(
+  opts: RestoreOptions,
+  listing: AddListing | null,
+  left: readonly string[],
+  untracked: readonly string[] | null,
+): KnownUntracked | null {
+  if (listing === null || left.length > 0) return null;
+  const rules = [...listing.added, ...listing.removed].some(isIgnoreFile);
+  return {
+    inSave: listing.added,
+    // The reset only rewrites tracked files when HEAD and the index stayed at the checkpoint.
+    untracked: opts.untouched && !rules ? untracked : null,
+  };
+}
+
+function isIgnoreFile(path: string): boolean {
+  return path === '.gitignore' || path.endsWith('/.gitignore');
+}
+
+interface KnownUntracked {
+  /** Paths the save took from the work tree as they are now. */
+  inSave: ReadonlySet<string>;
+  /** The untracked files after the reset, when known without asking git again. */
+  untracked: readonly string[] | null;
 }
 
 /** Steps 2 and 3 of a revert: back to the checkpoint, untracked files saved and removed. */
@@ -100,6 +156,7 @@ async function finishRestore(
   opts: RestoreOptions,
   savedSoFar: string,
   message: string,
+  known: KnownUntracked | null = null,
 ): Promise<RestoreResult> {
   const { ctx, repo } = g;
   const { checkpoint, ref } = opts;
@@ -111,15 +168,19 @@ async function finishRestore(
   //    ignored files that way. Instead the branch is pointed at the checkpoint, the index reset
   //    to it (files only the attempt tracked become untracked, and ignored ones stay), and only
   //    then the checkpoint's own files are rewritten.
-  await git(ctx, ['update-ref', '-m', 'ralphtool: revert', `refs/heads/${g.branch}`, checkpoint], {
-    context: `could not return to ${g.branch}`,
-  });
-  await git(ctx, ['symbolic-ref', '-m', 'ralphtool: revert', 'HEAD', `refs/heads/${g.branch}`], {
-    context: `could not return to ${g.branch}`,
-  });
-  await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
-    context: 'could not reset the index',
-  });
+  if (!opts.untouched) {
+    await git(
+      ctx,
+      ['update-ref', '-m', 'ralphtool: revert', `refs/heads/${g.branch}`, checkpoint],
+      { context: `could not return to ${g.branch}` },
+    );
+    await git(ctx, ['symbolic-ref', '-m', 'ralphtool: revert', 'HEAD', `refs/heads/${g.branch}`], {
+      context: `could not return to ${g.branch}`,
+    });
+    await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
+      context: 'could not reset the index',
+    });
+  }
   await git(ctx, ['reset', '-q', '--hard', checkpoint], { context: 'could not reset the files' });
 
   // 3. Remove untracked files, saving first any the save above missed: those that only the
@@ -129,7 +190,7 @@ async function finishRestore(
   const { guard } = opts.protect;
   for (let pass = 0; pass < MAX_CLEAN_PASSES; pass++) {
     // Files ignored at the start are never saved nor cleaned, even when no longer ignored.
-    const all = await untrackedFiles(g);
+    const all = (pass === 0 ? known?.untracked : null) ?? (await untrackedFiles(g));
     const untracked = all.filter((path) => !guard.isIgnoredAtStart(path));
     // One pathspec per recorded entry (`node_modules/`), not per file below it.
     const entries = new Set(all.map((path) => guard.ignoredEntryOf(path)));
@@ -139,7 +200,12 @@ async function finishRestore(
     const list = untracked.join('\0');
     if (list === lastList) break; // nothing new was revealed: what is left cannot be cleaned
     lastList = list;
-    if (untracked.length > 0) {
+    // The first clean always runs (empty folders the attempt made are no files, yet removed).
+    if (untracked.length === 0 && pass > 0) break;
+    // The save took each of these files as it is now (the attempt's own .gitignore hid none).
+    const inSave = known?.inSave;
+    const savedAlready = inSave !== undefined && untracked.every((path) => inSave.has(path));
+    if (untracked.length > 0 && !savedAlready) {
       const savedTree = await treeOf(ctx, saved);
       const combined = await snapshotWorkTree(ctx, {
         scratchDir: g.paths.dir,
@@ -155,7 +221,8 @@ async function finishRestore(
     await git(ctx, ['clean', '-q', '-f', '-d', '--', '.', ...keep], {
       context: 'could not remove untracked files',
     });
-    if (untracked.length === 0) break;
+    // Only removing a .gitignore can reveal more files to clean.
+    if (!untracked.some(isIgnoreFile)) break;
   }
   await endBisect(ctx, repo.gitDir);
   return { savedRef: ref, savedSha: saved };

@@ -1,3 +1,4 @@
+import { refOnDisk } from '../git/on-disk.js';
 import { mkdir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -140,8 +141,11 @@ export async function restoreUserBytes(
   base: string | null,
   current: string,
 ): Promise<string[]> {
-  const saved = await resolveCommit(g.ctx, userBytesRef(g.change));
-  if (saved === null || base === null) return [];
+  if (base === null) return [];
+  // Read off disk when it can be (a revert asks each time; most runs have no such ref).
+  const known = await refOnDisk(g.repo, userBytesRef(g.change));
+  const saved = known === undefined ? await resolveCommit(g.ctx, userBytesRef(g.change)) : known;
+  if (saved === null) return [];
   const touched = await changedPaths(
     g.ctx,
     await treeOf(g.ctx, base),

@@ -12,6 +12,11 @@ export interface SnapshotOptions {
   startIndex: string | null;
   /** Tree whose files are tracked before `add -A` (so deleted files count as deleted); null for none. */
   baseTree: string | null;
+  /**
+   * The start index is known to hold `baseTree` already (nothing wrote it since it was reset
+   * there): the copy is used as it is, without a `read-tree`.
+   */
+  startIndexIsBase?: boolean;
   /** Add only these paths (taken literally) instead of the whole work tree. */
   only?: readonly string[];
   /**
@@ -27,6 +32,24 @@ export interface SnapshotOptions {
  * object, through a temporary index: the real index, HEAD and the files stay untouched.
  */
 export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): Promise<string> {
+  return (await snapshotWithListing(ctx, opts)).tree;
+}
+
+/** What `add -A` changed relative to `baseTree`: paths added or changed, and removed. */
+export interface AddListing {
+  added: ReadonlySet<string>;
+  removed: ReadonlySet<string>;
+}
+
+/**
+ * The snapshot's tree and what `add -A` changed relative to `baseTree` (read from `add
+ * --verbose`); `listing` is null when git's output cannot be read back exactly (a path with a
+ * newline), so that a caller never trusts a partial list.
+ */
+export async function snapshotWithListing(
+  ctx: GitContext,
+  opts: SnapshotOptions,
+): Promise<{ tree: string; listing: AddListing | null }> {
   const indexFile = join(
     opts.scratchDir,
     `snapshot-index-${process.pid}-${randomBytes(4).toString('hex')}`,
@@ -38,7 +61,7 @@ export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): 
   const context = 'could not save the work tree';
   try {
     const copied = opts.startIndex !== null && (await copyIfPresent(opts.startIndex, indexFile));
-    if (opts.baseTree !== null) {
+    if (opts.baseTree !== null && !(copied && opts.startIndexIsBase)) {
       // `-m` keeps the copied stats of unchanged files, so `add -A` need not hash them again;
       // it refuses an index with conflicts, and then a plain read starts afresh.
       const merged =
@@ -54,14 +77,28 @@ export async function snapshotWorkTree(ctx: GitContext, opts: SnapshotOptions): 
         input: opts.only.map((path) => `${path}\0`).join(''),
         context,
       });
-    } else {
-      await git(ctx, ['add', '-A'], { env, config, context });
+      return { tree: await gitOut(ctx, ['write-tree'], { env, config, context }), listing: null };
     }
-    return await gitOut(ctx, ['write-tree'], { env, config, context });
+    const listing = await git(ctx, ['add', '-A', '--verbose'], { env, config, context });
+    const tree = await gitOut(ctx, ['write-tree'], { env, config, context });
+    return { tree, listing: readListing(listing.stdout) };
   } finally {
     await rm(indexFile, { force: true });
     await rm(`${indexFile}.lock`, { force: true });
   }
+}
+
+/** `add '<path>'` / `remove '<path>'` lines, paths as they are; null on any other line. */
+function readListing(output: string): AddListing | null {
+  const added = new Set<string>();
+  const removed = new Set<string>();
+  for (const line of output.split('\n')) {
+    if (line === '') continue;
+    const match = /^(add|remove) '(.+)'$/.exec(line);
+    if (!match?.[2]) return null;
+    (match[1] === 'add' ? added : removed).add(match[2]);
+  }
+  return { added, removed };
 }
 
 /**
