@@ -3,6 +3,7 @@ import { RecordedRun } from './recorded-run.js';
 import type { RunState } from './state.js';
 import { attemptRefTips, deleteAttemptRefs, listAttemptRefs } from './attempt-refs.js';
 import type { RepoLocation } from '../git/repo.js';
+import type { IdentityMemo } from '../git/git.js';
 import type { CallOptions } from './types.js';
 import { engineContext } from './run-git.js';
 import type { EngineOptions, RunGit } from './run-git.js';
@@ -20,6 +21,10 @@ export abstract class GuardedRun extends RecordedRun {
   private guard: RepoGuard | null = null;
   /** What the git sequences did on their own that the user should be told (`takeNotices`). */
   protected notices: string[] = [];
+  /** The commits' identity settings, found once per run (git/commit.ts). */
+  private readonly identity: IdentityMemo = { settings: null };
+  /** Where the change's tasks.md files are, found once per run (ignored-tasks.ts). */
+  private readonly tasksFiles: { paths: string[] | null } = { paths: null };
 
   constructor(
     readonly repo: RepoLocation,
@@ -99,12 +104,14 @@ export abstract class GuardedRun extends RecordedRun {
 
   protected runGit(opts: CallOptions): RunGit {
     const { signal } = opts;
+    const ctx = engineContext(this.repo, { ...this.options, ...(signal ? { signal } : {}) });
     return {
-      ctx: engineContext(this.repo, { ...this.options, ...(signal ? { signal } : {}) }),
+      ctx: { ...ctx, identity: this.identity },
       repo: this.repo,
       change: this.change,
       branch: this.branch,
       paths: this.paths,
+      tasksFiles: this.tasksFiles,
     };
   }
 }

@@ -1,6 +1,9 @@
 import { git, gitOut } from './git.js';
 import type { GitContext } from './git.js';
 import { ENGINE_CONFIG } from './engine-config.js';
+import { GitError } from './git-error.js';
+import { headCommitOnDisk } from './on-disk.js';
+import type { RepoLocation } from './repo.js';
 
 /** Used only when the repository has no identity of its own, so that a checkpoint never fails on it. */
 export const FALLBACK_NAME = 'ralphtool';
@@ -13,14 +16,41 @@ export const FALLBACK_EMAIL = 'ralphtool@localhost';
  * in the environment git runs with still wins, without ralphtool reading that environment.
  * Config is never written.
  */
-export async function fallbackIdentityConfig(ctx: GitContext): Promise<string[]> {
+export async function fallbackIdentityConfig(ctx: GitContext): Promise<readonly string[]> {
+  if (ctx.identity?.settings) return ctx.identity.settings;
   const configured = await identityConfig(ctx);
   const fallback = [
     { key: 'user.name', value: FALLBACK_NAME },
     { key: 'user.email', value: FALLBACK_EMAIL },
   ];
-  return fallback.filter((f) => !configured.has(f.key)).map((f) => `${f.key}=${f.value}`);
+  const settings = fallback.filter((f) => !configured.has(f.key)).map((f) => `${f.key}=${f.value}`);
+  if (ctx.identity) ctx.identity.settings = settings;
+  return settings;
 }
+
+/**
+ * Runs a command that commits with the identity settings, found again once when git says it
+ * has no identity: a memo from earlier in the run may be out of date (the global config was
+ * changed meanwhile; the repository's own is put back before every sequence by the guard).
+ */
+async function withIdentity<T>(
+  ctx: GitContext,
+  command: (identity: readonly string[]) => Promise<T>,
+): Promise<T> {
+  const remembered = ctx.identity?.settings ?? null;
+  try {
+    return await command(await fallbackIdentityConfig(ctx));
+  } catch (error) {
+    if (remembered === null || !(error instanceof GitError) || !NO_IDENTITY.test(error.stderr)) {
+      throw error;
+    }
+    if (ctx.identity) ctx.identity.settings = null;
+    return command(await fallbackIdentityConfig(ctx));
+  }
+}
+
+/** What git says when it cannot tell who commits (LC_ALL=C). */
+const NO_IDENTITY = /tell me who you are|unable to auto-detect email|empty ident name/i;
 
 /**
  * The identity keys the repository's config sets to something non-empty, read with one git
@@ -52,16 +82,23 @@ export async function commitEverything(
   ctx: GitContext,
   message: string,
   afterStaging?: () => Promise<void>,
+  /** The repository, to read the new commit off disk instead of asking git (on-disk.ts). */
+  repo?: RepoLocation,
 ): Promise<string> {
   await git(ctx, ['add', '-A'], { context: 'could not stage the work tree' });
   await afterStaging?.();
-  const identity = await fallbackIdentityConfig(ctx);
-  await git(
-    ctx,
-    ['commit', '-q', '--allow-empty', '--no-verify', '--cleanup=verbatim', '-m', message],
-    { config: [...ENGINE_CONFIG, ...identity], context: `could not commit "${message}"` },
+  await withIdentity(ctx, (identity) =>
+    git(
+      ctx,
+      ['commit', '-q', '--allow-empty', '--no-verify', '--cleanup=verbatim', '-m', message],
+      {
+        config: [...ENGINE_CONFIG, ...identity],
+        context: `could not commit "${message}"`,
+      },
+    ),
   );
-  return gitOut(ctx, ['rev-parse', '--verify', 'HEAD^{commit}']);
+  const onDisk = repo ? await headCommitOnDisk(repo) : null;
+  return onDisk ?? gitOut(ctx, ['rev-parse', '--verify', 'HEAD^{commit}']);
 }
 
 /** Creates a commit object from a tree without touching HEAD, the index or any branch. */
@@ -72,10 +109,11 @@ export async function commitTree(
   message: string,
   context = 'could not save the attempt',
 ): Promise<string> {
-  const identity = await fallbackIdentityConfig(ctx);
   const parentArgs = parents.flatMap((parent) => ['-p', parent]);
-  return gitOut(ctx, ['commit-tree', tree, ...parentArgs, '-m', message], {
-    config: [...ENGINE_CONFIG, ...identity],
-    context,
-  });
+  return withIdentity(ctx, (identity) =>
+    gitOut(ctx, ['commit-tree', tree, ...parentArgs, '-m', message], {
+      config: [...ENGINE_CONFIG, ...identity],
+      context,
+    }),
+  );
 }

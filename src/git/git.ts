@@ -17,6 +17,16 @@ export interface GitContext {
   env?: Record<string, string | undefined>;
   /** `key=value` settings passed as `-c` to every command of this context. */
   config?: readonly string[];
+  /**
+   * Where the commits of one run keep the identity settings they found (commit.ts): the
+   * config is read once per run instead of once per commit.
+   */
+  identity?: IdentityMemo;
+}
+
+/** The fallback identity settings once found; `settings` null until then. */
+export interface IdentityMemo {
+  settings: readonly string[] | null;
 }
 
 export interface GitOptions {

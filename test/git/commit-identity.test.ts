@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commitEverything, commitTree } from '../../src/git/commit.js';
+import type { IdentityMemo } from '../../src/git/git.js';
 import { makeRepo, TIMEOUT_MS, type TempRepo } from './helpers.js';
 
 const cleanups: (() => void)[] = [];
@@ -48,5 +49,32 @@ describe('the fallback identity of ralphtool’s commits', () => {
       );
     }
     expect(repo.gitStatus('config', '--local', '--get', 'user.name')).toBe(1);
+  });
+
+  it('found once per run, and found again when the global identity goes away mid-run', async () => {
+    const { repo, home } = anonymousRepo();
+    const gitconfig = join(home, '.gitconfig');
+    writeFileSync(gitconfig, '[user]\n\tname = Global Name\n\temail = global@example.com\n');
+    const env = { HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    const identity: IdentityMemo = { settings: null };
+    const ctx = { baseEnv: process.env, cwd: repo.dir, timeoutMs: TIMEOUT_MS, env, identity };
+    repo.write('a.txt', 'a\n');
+    const first = await commitEverything(ctx, 'checkpoint: 1');
+    expect(identity.settings).toEqual([]); // the user's own identity: nothing to add
+    // An agent removes the global config: the remembered "nothing to add" is out of date.
+    rmSync(gitconfig);
+    repo.write('b.txt', 'b\n');
+    const second = await commitEverything(ctx, 'checkpoint: 2');
+    const tree = repo.git('rev-parse', `${second}^{tree}`);
+    const saved = await commitTree(ctx, tree, [second], 'saved');
+    expect(repo.git('log', '-1', '--format=%an <%ae>', first)).toBe(
+      'Global Name <global@example.com>',
+    );
+    for (const commit of [second, saved]) {
+      expect(repo.git('log', '-1', '--format=%an <%ae>', commit)).toBe(
+        'ralphtool <ralphtool@localhost>',
+      );
+    }
+    expect(identity.settings).toEqual(['user.name=ralphtool', 'user.email=ralphtool@localhost']);
   });
 });
