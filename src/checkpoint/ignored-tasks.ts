@@ -19,13 +19,32 @@ import { errnoCode } from '../core/error-details.js';
 /** Repository-relative path → the file's bytes (base64) at a checkpoint. */
 type Manifest = Record<string, string>;
 
-/** The change's tasks.md files that are ignored and untracked, anywhere in the work tree. */
+/**
+ * The change's tasks.md files that are ignored and untracked, anywhere in the work tree. The
+ * first search of a run looks everywhere (a glob: git walks every folder, `node_modules/`
+ * too) and notes every tasks.md of the change it finds, tracked or ignored; later searches
+ * look at those paths only (literal pathspecs, no walk). A tasks.md the agent creates
+ * elsewhere later is not the one the run reads.
+ */
 async function ignoredTasksFiles(g: RunGit): Promise<string[]> {
-  const found = await ignoredUntracked(g.ctx, {
-    pathspec: [`:(glob)**/openspec/changes/${g.change}/tasks.md`],
-  });
-  // An ignored nested repository is listed whatever the pathspec says.
-  return found.filter((file) => file.endsWith('/tasks.md'));
+  const known = g.tasksFiles?.paths ?? null;
+  if (known !== null) {
+    if (known.length === 0) return [];
+    const found = await ignoredUntracked(g.ctx, {
+      pathspec: known.map((path) => `:(literal)${path}`),
+    });
+    return found.filter((file) => known.includes(file));
+  }
+  const glob = `:(glob)**/openspec/changes/${g.change}/tasks.md`;
+  const found = (await ignoredUntracked(g.ctx, { pathspec: [glob] }))
+    // An ignored nested repository is listed whatever the pathspec says.
+    .filter((file) => file.endsWith('/tasks.md'));
+  if (g.tasksFiles) {
+    const tracked = await git(g.ctx, ['ls-files', '-z', '--', glob]);
+    const paths = tracked.stdout.split('\0').filter((path) => path.endsWith('/tasks.md'));
+    g.tasksFiles.paths = [...new Set([...paths, ...found])];
+  }
+  return found;
 }
 
 function manifestFile(g: RunGit, checkpoint: string): string {

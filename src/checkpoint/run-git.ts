@@ -15,6 +15,11 @@ export interface RunGit {
   /** `ralph/<change>` */
   branch: string;
   paths: RunPaths;
+  /**
+   * Where the change's tasks.md files are, once a search of this run found them
+   * (ignored-tasks.ts); absent for a one-off sequence, which searches every time.
+   */
+  tasksFiles?: { paths: string[] | null };
 }
 
 export interface EngineOptions {
