@@ -51,11 +51,19 @@ export class DescendantWatch {
   private readonly pipes = new Set<string>();
   private readonly found = new Map<number, { start: string; command: string }>();
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * When the leader started (clock ticks since boot): a process that started before it cannot
+   * be of its making, so `strays` reads the pipes and environment of none of those (most of
+   * the machine's processes; each costs a directory listing and a read per descriptor).
+   */
+  private readonly leaderStart: bigint | null;
 
   constructor(
     private readonly leader: number,
     private readonly tag: string,
   ) {
+    const start = processStartTime(leader);
+    this.leaderStart = start === null ? null : BigInt(start);
     for (const fd of [1, 2]) {
       const target = fdTarget(leader, fd);
       if (target?.startsWith('pipe:')) this.pipes.add(target);
@@ -107,6 +115,7 @@ export class DescendantWatch {
       if (pid === process.pid || pid === process.ppid || pid <= 1) continue;
       const stat = processStat(pid);
       if (stat === null || stat.state === 'Z' || stat.pgrp === this.leader) continue;
+      if (this.leaderStart !== null && BigInt(stat.startTime) < this.leaderStart) continue;
       const ours =
         this.known.get(pid) === stat.startTime ||
         holdsAnyOf(pid, this.pipes) ||
