@@ -212,6 +212,9 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
   return {
     push(text, truncated) {
       if (ended || truncated) return [];
+      // Tool results echoed back to the model (the bulk of a stream, kilobytes each) say
+      // nothing ralphtool reads: not parsed at all. Any subtype counts as known for `user`.
+      if (text.startsWith(USER_LINE)) return [];
       const json = parseJsonLine(text);
       const type = lineType(json);
       // Not a JSON object (a stray text line): skipped; a stream of nothing else is stopped
@@ -244,6 +247,8 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
 }
 
 const API_RETRY = 'api_retry';
+/** How Claude Code begins every `user` line (its key order is fixed by its own serializer). */
+const USER_LINE = '{"type":"user"';
 /** The `result` subtype of an attempt stopped by `--max-budget-usd` (seen from Claude Code 2.1). */
 const MAX_BUDGET = 'error_max_budget_usd';
 

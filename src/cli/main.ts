@@ -6,15 +6,22 @@ import { reachFrom } from './reach.js';
 import { colourEnabled, makeStyle } from '../format/style.js';
 
 // The only place that reads process.argv/env/cwd and exits.
+// The environment as it came, for everything ralphtool starts (agents, verify commands, git):
+// a copy, so that the NODE_ENV set below for ralphtool's own process reaches none of them (an
+// agent's `npm test` under NODE_ENV=production would test something else).
+const env = { ...process.env };
+// React (the terminal UI) runs its development build unless NODE_ENV says otherwise: checks
+// and warnings on every render, about twice the CPU while an agent floods its output.
+if (process.env.NODE_ENV === undefined) process.env.NODE_ENV = 'production';
 const io: CommandIO = {
   cwd: process.cwd(),
-  env: process.env,
+  env,
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
-  style: makeStyle(colourEnabled(process.env, process.stdout.isTTY)),
-  errStyle: makeStyle(colourEnabled(process.env, process.stderr.isTTY)),
-  reach: reachFrom(process.argv[1], process.env, process.cwd()),
+  style: makeStyle(colourEnabled(env, process.stdout.isTTY)),
+  errStyle: makeStyle(colourEnabled(env, process.stderr.isTTY)),
+  reach: reachFrom(process.argv[1], env, process.cwd()),
 };
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

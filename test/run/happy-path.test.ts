@@ -225,6 +225,28 @@ describe('ralphtool run: the agent command', () => {
   });
 });
 
+describe('ralphtool run: the environment the agent gets', () => {
+  // ralphtool sets NODE_ENV=production for its own process (React's fast build for the UI); an
+  // agent's `npm test` under it would test something else, so agents get what the user had.
+  it.each([
+    ['unset, as in a shell', undefined, '(unset)'],
+    ['set by the user', 'development', 'development'],
+  ])('NODE_ENV %s reaches the agent as it was', async (_, nodeEnv, seen) => {
+    fixture = new RunFixture(CHANGE, stories(1));
+    const f = fixture;
+    const print = `console.log('NODE_ENV=' + (process.env.NODE_ENV ?? '(unset)'))`;
+    const result = await f.run(
+      [
+        ...['--json', '--max-retries', '1', '--agent', 'command'],
+        ...['--agent-command', `${quote(process.execPath)} -e "${print}"`],
+      ],
+      { agent: false, env: { NODE_ENV: nodeEnv } },
+    );
+    const said = ofType(result.events(), 'agent.message').map((e) => e.text);
+    expect(said).toContain(`NODE_ENV=${seen}`);
+  });
+});
+
 describe('ralphtool run --force', () => {
   it('resets a ralph/<change> branch that no run owns, then runs on it', async () => {
     fixture = new RunFixture(CHANGE, stories(1)).scenario({ '1-1': succeed('src/x.txt', 'x\n') });
