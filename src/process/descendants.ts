@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ProcStat } from './proc.js';
 import {
   environmentHas,
   fdTarget,
@@ -68,7 +69,7 @@ export class DescendantWatch {
       const target = fdTarget(leader, fd);
       if (target?.startsWith('pipe:')) this.pipes.add(target);
     }
-    this.scan();
+    // No look now: the leader has had no time to start anything.
     this.timer = setInterval(() => this.scan(), SCAN_INTERVAL_MS);
     this.timer.unref();
   }
@@ -78,15 +79,18 @@ export class DescendantWatch {
     clearInterval(this.timer);
   }
 
-  /** One look at /proc: every descendant of the leader seen now is remembered. */
-  scan(): void {
-    const stats = new Map<number, { ppid: number; pgrp: number; session: number; start: string }>();
+  /**
+   * One look at /proc: every descendant of the leader seen now is remembered. Returns what it
+   * read of each live process (zombies left out).
+   */
+  scan(): Map<number, ProcStat> {
+    const stats = new Map<number, ProcStat>();
     for (const pid of listPids()) {
       const stat = pid === process.pid ? null : processStat(pid);
-      if (stat !== null && stat.state !== 'Z') stats.set(pid, { ...stat, start: stat.startTime });
+      if (stat !== null && stat.state !== 'Z') stats.set(pid, stat);
     }
     for (const [pid, start] of this.known) {
-      if (stats.get(pid)?.start !== start) this.known.delete(pid);
+      if (stats.get(pid)?.startTime !== start) this.known.delete(pid);
     }
     const ours = (pid: number): boolean => pid === this.leader || this.known.has(pid);
     for (let grew = true; grew;) {
@@ -96,11 +100,12 @@ export class DescendantWatch {
         // The leader runs in a session of its own (detached): a process group of the agent's
         // own making (a shell's job control) is still in that session.
         if (ours(stat.ppid) || stat.session === this.leader || stat.pgrp === this.leader) {
-          this.known.set(pid, stat.start);
+          this.known.set(pid, stat.startTime);
           grew = true;
         }
       }
     }
+    return stats;
   }
 
   /**
@@ -109,12 +114,9 @@ export class DescendantWatch {
    * command line, for the report (`reported`).
    */
   strays(): Map<number, string> {
-    this.scan();
     const alive = new Map<number, string>();
-    for (const pid of listPids()) {
-      if (pid === process.pid || pid === process.ppid || pid <= 1) continue;
-      const stat = processStat(pid);
-      if (stat === null || stat.state === 'Z' || stat.pgrp === this.leader) continue;
+    for (const [pid, stat] of this.scan()) {
+      if (pid === process.ppid || pid <= 1 || stat.pgrp === this.leader) continue;
       if (this.leaderStart !== null && BigInt(stat.startTime) < this.leaderStart) continue;
       const ours =
         this.known.get(pid) === stat.startTime ||

@@ -17,7 +17,7 @@ export function listPids(): number[] {
   }
 }
 
-interface ProcStat {
+export interface ProcStat {
   /** R, S, D, Z (zombie: exited, not reaped yet), T… */
   state: string;
   /** The parent's pid (1 or a subreaper once the parent died). */
