@@ -12,10 +12,24 @@ export function stopWhenOutputCloses(
   resumeCommand: string,
 ): { write: (text: string) => void; remove: () => void } {
   let closed = false;
+  // Lines are gathered and written together once the events of the moment are out (an agent's
+  // flood is thousands of events a second: one write each was most of the time spent on them).
+  let pending = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    if (!closed) stdout.write(text);
+  };
+  // A quit at once ends the process with `process.exit`: what is gathered goes out first.
+  process.on('exit', flush);
   // Any error of stdout means nothing more can be written there (EPIPE, a destroyed stream).
   const onError = (): void => {
     if (closed) return;
     closed = true;
+    pending = '';
     notify(
       `ralphtool: stdout was closed: stopping the run; finished stories stay committed (continue with \`${resumeCommand}\`)\n`,
     );
@@ -24,10 +38,21 @@ export function stopWhenOutputCloses(
   stdout.on('error', onError);
   return {
     write: (text) => {
-      if (!closed) stdout.write(text);
+      if (closed) return;
+      pending += text;
+      if (pending.length >= FLUSH_AT) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
     },
     remove: () => {
+      flush();
+      process.off('exit', flush);
       stdout.off('error', onError);
     },
   };
 }
+
+/** Characters gathered before they are written without waiting for the moment's end. */
+const FLUSH_AT = 64 * 1024;

@@ -219,7 +219,9 @@ export class LineSplitter {
   }
 
   private flush(truncated: boolean): void {
-    const bytes = Buffer.concat(this.parts, this.size);
+    // A line inside one chunk (most of them) is decoded where it is, without a copy.
+    const [only] = this.parts;
+    const bytes = this.parts.length === 1 && only ? only : Buffer.concat(this.parts, this.size);
     this.parts = [];
     this.size = 0;
     const line = this.decoder.decode(bytes);

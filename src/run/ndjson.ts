@@ -1,16 +1,30 @@
 import type { RunEvent, TimedRunEvent } from '../core/events.js';
 
-/** Stamps an event with the time it is emitted. */
-export function timed(event: RunEvent, now: Date = new Date()): TimedRunEvent {
-  return { ...event, ts: now.toISOString() };
+/** The last millisecond stamped and its ISO text: a flood of events shares a few of them. */
+let lastStamp = { ms: Number.NaN, iso: '' };
+
+/** Stamps an event with the time it is emitted; `type` and `ts` come first, as in NDJSON. */
+export function timed(event: RunEvent, now?: Date): TimedRunEvent {
+  const ms = now ? now.getTime() : Date.now();
+  if (ms !== lastStamp.ms) lastStamp = { ms, iso: new Date(ms).toISOString() };
+  // Assigned onto an object that holds `type` and `ts` already, so that they stay first.
+  return Object.assign({ type: event.type, ts: lastStamp.iso }, event);
 }
 
-/** One event as one NDJSON line (docs/contract.md, "Events"). */
+/** One event as one NDJSON line (docs/contract.md, "Events"): `type`, `ts`, then the rest. */
 export function toNdjsonLine(event: TimedRunEvent): string {
-  return `${JSON.stringify({ type: event.type, ts: event.ts, ...withoutTypeAndTs(event) })}\n`;
+  const ordered = startsWithTypeAndTs(event)
+    ? event
+    : Object.assign({ type: event.type, ts: event.ts }, event);
+  return `${JSON.stringify(ordered)}\n`;
 }
 
-function withoutTypeAndTs(event: TimedRunEvent): Record<string, unknown> {
-  const { type: _type, ts: _ts, ...rest } = event;
-  return rest;
+/** Whether the object's first two keys are `type` and `ts` (as `timed` makes them). */
+function startsWithTypeAndTs(event: TimedRunEvent): boolean {
+  let index = 0;
+  for (const key in event) {
+    if (key !== (index === 0 ? 'type' : 'ts')) return false;
+    if (++index === 2) return true;
+  }
+  return false;
 }
