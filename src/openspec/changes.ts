@@ -80,19 +80,24 @@ async function lastModifiedOf(dir: string, name: string): Promise<string> {
  */
 export async function listChanges(root: string): Promise<ChangeSummary[]> {
   const names = await listChangeNames(root);
-  const summaries: ChangeSummary[] = [];
-  for (const name of names) {
-    const paths = changePaths(root, name);
-    const stories = await readStories(paths, name);
-    summaries.push({
-      name,
-      path: changeRelativePath(name),
-      stories: countStories(stories),
-      tasks: countTasks(stories),
-      lastModified: await lastModifiedOf(paths.dir, name),
-    });
-  }
-  return summaries;
+  // All changes at once: each is a few small reads and stats, which wait on the disk, not
+  // the CPU (one after another, 105 changes took most of `list`'s time).
+  return Promise.all(
+    names.map(async (name): Promise<ChangeSummary> => {
+      const paths = changePaths(root, name);
+      const [stories, lastModified] = await Promise.all([
+        readStories(paths, name),
+        lastModifiedOf(paths.dir, name),
+      ]);
+      return {
+        name,
+        path: changeRelativePath(name),
+        stories: countStories(stories),
+        tasks: countTasks(stories),
+        lastModified,
+      };
+    }),
+  );
 }
 
 /** The names `listChanges` lists, sorted. */

@@ -16,21 +16,24 @@ function isVanished(error: unknown): boolean {
  */
 export async function lastModifiedIn(dir: string): Promise<Date> {
   let latest: Date | null = null;
+  // The entries of a folder are looked at together (the answer is a maximum: order is moot).
   const walk = async (current: string): Promise<void> => {
     const entries = await readdir(current, { withFileTypes: true });
-    for (const entry of entries) {
-      const path = join(current, entry.name);
-      try {
-        if (entry.isDirectory()) {
-          await walk(path);
-        } else {
-          const { mtime } = await stat(path);
-          if (latest === null || mtime > latest) latest = mtime;
+    await Promise.all(
+      entries.map(async (entry) => {
+        const path = join(current, entry.name);
+        try {
+          if (entry.isDirectory()) {
+            await walk(path);
+          } else {
+            const { mtime } = await stat(path);
+            if (latest === null || mtime > latest) latest = mtime;
+          }
+        } catch (error) {
+          if (!isVanished(error)) throw error;
         }
-      } catch (error) {
-        if (!isVanished(error)) throw error;
-      }
-    }
+      }),
+    );
   };
   await walk(dir);
   return latest ?? (await stat(dir)).mtime;
