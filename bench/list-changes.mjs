@@ -71,8 +71,8 @@ try {
     spread(samples.get(w.name)),
     ratio(median(samples.get(w.name)), floor),
   ]);
-  console.log(`list on ${changes} changes (${files} files), ${rounds} rounds\n`);
-  console.log(table(['way', 'wall time', 'vs node'], rows));
+  process.stdout.write(`list on ${changes} changes (${files} files), ${rounds} rounds\n\n`);
+  process.stdout.write(`${table(['way', 'wall time', 'vs node'], rows)}\n`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -56,10 +56,10 @@ try {
       `${median(keys).toFixed(0)} ms (${Math.min(...keys).toFixed(0)}–${Math.max(...keys).toFixed(0)})`,
     ];
   });
-  console.log(
-    `terminal UI, Agent tab, agent printing ${rate} lines/s; ${rounds} rounds, ${keyCount} keys each\n`,
+  process.stdout.write(
+    `terminal UI, Agent tab, agent printing ${rate} lines/s; ${rounds} rounds, ${keyCount} keys each\n\n`,
   );
-  console.log(table(['cli', 'CPU of one core', 'Tab → screen'], rows));
+  process.stdout.write(`${table(['cli', 'CPU of one core', 'Tab → screen'], rows)}\n`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
