@@ -64,7 +64,8 @@ export async function headCommitOnDisk(repo: RepoLocation): Promise<string | nul
 }
 
 /**
- * What HEAD, the branch, the index, HEAD's reflog and packed-refs are on disk. Two equal prints
+ * What HEAD, the branch, the index, HEAD's reflog, packed-refs and a reftable's list of tables
+ * are on disk. Two equal prints
  * taken around an attempt mean no git command moved HEAD or the branch or wrote the index in
  * between: git rewrites HEAD, refs, the index and packed-refs through a lock file renamed into
  * place (a new inode), and appends to the reflog (a new size). HEAD and the ref are compared by
@@ -81,6 +82,10 @@ export async function gitDirPrint(repo: RepoLocation, branch: string): Promise<G
     statPrint(join(repo.gitDir, 'index')),
     statPrint(join(repo.gitDir, 'logs', 'HEAD')),
     statPrint(join(repo.gitCommonDir, 'packed-refs')),
+    // A reftable repository keeps refs and reflogs in tables listed here (rewritten at every
+    // update), the worktree's own (HEAD) beside its git dir.
+    readOrNull(join(repo.gitCommonDir, 'reftable', 'tables.list')),
+    readOrNull(join(repo.gitDir, 'reftable', 'tables.list')),
   ]);
   return { files: JSON.stringify(parts) };
 }

@@ -1,11 +1,12 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   gitDirPrint,
   headBranchOnDisk,
   headCommitOnDisk,
   looseBranchSha,
+  refOnDisk,
   samePrint,
 } from '../../src/git/on-disk.js';
 import type { RepoLocation } from '../../src/git/repo.js';
@@ -31,10 +32,14 @@ describe('git files read off disk', () => {
     expect(await headBranchOnDisk(repo)).toBe('ralph/x');
     expect(await looseBranchSha(repo, 'ralph/x')).toBe(head);
     expect(await headCommitOnDisk(repo)).toBe(head);
+    expect(await refOnDisk(repo, 'refs/heads/ralph/x')).toBe(head);
     // Packed (after `git pack-refs`, a gc or a clone): the loose file is gone.
     r.git('pack-refs', '--all', '--prune');
     expect(await looseBranchSha(repo, 'ralph/x')).toBeNull();
     expect(await headCommitOnDisk(repo)).toBeNull();
+    expect(await refOnDisk(repo, 'refs/heads/ralph/x')).toBe(head);
+    expect(await refOnDisk(repo, 'refs/heads/ralph/x-not')).toBeNull();
+    expect(await refOnDisk(repo, 'refs/heads/ralph')).toBeNull();
     // A branch that is a folder of others, one that does not exist, a detached HEAD.
     r.git('branch', 'other/y');
     expect(await looseBranchSha(repo, 'other')).toBeNull();
@@ -99,6 +104,19 @@ describe('the print of the git directory', () => {
     const before = await gitDirPrint(repo, 'ralph/x');
     move(r, repo);
     expect(samePrint(before, await gitDirPrint(repo, 'ralph/x'))).toBe(false);
+  });
+
+  it("changes when a reftable repository's list of tables is rewritten (refs live there)", async () => {
+    const { repo } = repoWithBranch();
+    const tables = join(repo.gitCommonDir, 'reftable', 'tables.list');
+    mkdirSync(dirname(tables), { recursive: true });
+    writeFileSync(tables, '0x000000000001-0x000000000002-a1b2c3d4.ref\n');
+    const before = await gitDirPrint(repo, 'ralph/x');
+    // A commit adds a table: same size of list entry, other name.
+    writeFileSync(tables, '0x000000000001-0x000000000003-e5f6a7b8.ref\n');
+    expect(samePrint(before, await gitDirPrint(repo, 'ralph/x'))).toBe(false);
+    // And refs are then never read off disk: git is asked.
+    expect(await refOnDisk(repo, 'refs/heads/ralph/x')).toBeUndefined();
   });
 
   it('stays the same when only files change, and git only reads', async () => {
