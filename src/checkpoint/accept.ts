@@ -49,8 +49,9 @@ export async function commitStory(
   const sha = await commitEverything(
     ctx,
     message,
-    async () => {
-      const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint);
+    async (listing) => {
+      // The index was at the checkpoint before `add -A` (reset there, or never touched).
+      const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint, listing);
       if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
     },
     repo,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { git, gitOut } from '../git/git.js';
 import type { RepoGuard } from './repo-guard.js';
 import type { RunGit } from './run-git.js';
+import type { AddListing } from '../git/snapshot.js';
 
 /** What was left out of a tree or an index: the paths, as git names them. */
 export interface LeftOut {
@@ -20,9 +21,14 @@ export async function leaveIgnoredOutOfTree(
   guard: RepoGuard,
   tree: string,
   checkpoint: string,
+  /** What `add -A` added to the checkpoint's files to make `tree` (snapshot.ts), when known. */
+  listing: AddListing | null = null,
 ): Promise<LeftOut> {
   if (guard.ignored.length === 0) return { tree, left: [] };
-  const left = await notInCheckpoint(g, checkpoint, await ignoredIn(g, guard, tree));
+  const candidates = listing
+    ? [...listing.added].filter((path) => guard.isIgnoredAtStart(path))
+    : await ignoredIn(g, guard, tree);
+  const left = await notInCheckpoint(g, checkpoint, candidates);
   if (left.length === 0) return { tree, left };
   await mkdir(g.paths.dir, { recursive: true });
   const indexFile = join(
@@ -69,17 +75,22 @@ export async function ignoredInHistory(
   return notInCheckpoint(g, checkpoint, [...found]);
 }
 
-/** Takes the files that were ignored at the start out of the real index; returns them. */
+/**
+ * Takes the files that were ignored at the start out of the real index; returns them. With
+ * the listing of the `add -A` that staged the work tree onto an index at the checkpoint, only
+ * what it added can be such a file; without it, the whole index is read.
+ */
 export async function leaveIgnoredOutOfIndex(
   g: RunGit,
   guard: RepoGuard,
   checkpoint: string,
+  listing: AddListing | null = null,
 ): Promise<string[]> {
   if (guard.ignored.length === 0) return [];
-  const staged = await git(g.ctx, ['ls-files', '-z', '--cached']);
-  const candidates = staged.stdout
-    .split('\0')
-    .filter((path) => path !== '' && guard.isIgnoredAtStart(path));
+  const staged = listing
+    ? [...listing.added]
+    : (await git(g.ctx, ['ls-files', '-z', '--cached'])).stdout.split('\0');
+  const candidates = staged.filter((path) => path !== '' && guard.isIgnoredAtStart(path));
   const left = await notInCheckpoint(g, checkpoint, candidates);
   if (left.length > 0) await unstage(g, left, {});
   return left;

@@ -85,6 +85,7 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
     opts.protect.guard,
     snapshot.tree,
     checkpoint,
+    snapshot.listing,
   );
   if (left.length > 0) opts.protect.notices.push(leftOutNotice(left, `the save ${ref}`));
   const moved: string[] = [];

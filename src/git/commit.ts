@@ -4,6 +4,8 @@ import { ENGINE_CONFIG } from './engine-config.js';
 import { GitError } from './git-error.js';
 import { headCommitOnDisk } from './on-disk.js';
 import type { RepoLocation } from './repo.js';
+import { readAddListing } from './snapshot.js';
+import type { AddListing } from './snapshot.js';
 
 /** Used only when the repository has no identity of its own, so that a checkpoint never fails on it. */
 export const FALLBACK_NAME = 'ralphtool';
@@ -76,17 +78,20 @@ async function identityConfig(ctx: GitContext): Promise<Set<string>> {
 
 /**
  * Stages the whole work tree (`add -A`) and commits it, even when nothing changed; returns the
- * sha. `afterStaging` may take entries back out of the index before the commit.
+ * sha. `afterStaging` may take entries back out of the index before the commit; it is told
+ * what `add -A` added or changed in the index (null when git's listing could not be read).
  */
 export async function commitEverything(
   ctx: GitContext,
   message: string,
-  afterStaging?: () => Promise<void>,
+  afterStaging?: (listing: AddListing | null) => Promise<void>,
   /** The repository, to read the new commit off disk instead of asking git (on-disk.ts). */
   repo?: RepoLocation,
 ): Promise<string> {
-  await git(ctx, ['add', '-A'], { context: 'could not stage the work tree' });
-  await afterStaging?.();
+  const staged = await git(ctx, ['add', '-A', '--verbose'], {
+    context: 'could not stage the work tree',
+  });
+  await afterStaging?.(readAddListing(staged.stdout));
   await withIdentity(ctx, (identity) =>
     git(
       ctx,

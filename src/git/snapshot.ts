@@ -81,7 +81,7 @@ export async function snapshotWithListing(
     }
     const listing = await git(ctx, ['add', '-A', '--verbose'], { env, config, context });
     const tree = await gitOut(ctx, ['write-tree'], { env, config, context });
-    return { tree, listing: readListing(listing.stdout) };
+    return { tree, listing: readAddListing(listing.stdout) };
   } finally {
     await rm(indexFile, { force: true });
     await rm(`${indexFile}.lock`, { force: true });
@@ -89,7 +89,7 @@ export async function snapshotWithListing(
 }
 
 /** `add '<path>'` / `remove '<path>'` lines, paths as they are; null on any other line. */
-function readListing(output: string): AddListing | null {
+export function readAddListing(output: string): AddListing | null {
   const added = new Set<string>();
   const removed = new Set<string>();
   for (const line of output.split('\n')) {

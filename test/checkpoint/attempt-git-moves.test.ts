@@ -135,3 +135,32 @@ describe('a revert of files only the attempt ignored', () => {
     }
   });
 });
+
+describe('a secret the attempt un-ignored, whatever it did to HEAD, the branch and the index', () => {
+  /** The attempt drops `.env` from .gitignore: `add -A` would take the secret. */
+  const unignore = (r: TempRepo): void => r.write('.gitignore', 'node_modules/\n');
+
+  it.each(MOVES)('%s: the accept leaves .env out of the checkpoint', async (_, move) => {
+    const { r, run } = await atAttempt();
+    agentFiles(r);
+    unignore(r);
+    move(r);
+    const sha = await run.acceptStory('1', NO_FIGURES);
+    expect(r.gitStatus('cat-file', '-e', `${sha}:.env`)).not.toBe(0);
+    expect(r.git('ls-files', '--', '.env')).toBe('');
+    expect(r.read('.env')).toBe('SECRET=1\n');
+    expect(run.takeNotices().join('\n')).toMatch(/\.env: ignored when the run started/);
+  });
+
+  it.each(MOVES)('%s: the revert leaves .env out of the save and on disk', async (_, move) => {
+    const { r, run } = await atAttempt();
+    agentFiles(r);
+    unignore(r);
+    move(r);
+    const { savedRef } = await run.revert('1', 1);
+    expect(r.gitStatus('cat-file', '-e', `${savedRef}:.env`)).not.toBe(0);
+    expect(r.git('show', `${savedRef}:.gitignore`)).toBe('node_modules/');
+    expect(r.read('.env')).toBe('SECRET=1\n');
+    expect(r.read('.gitignore')).toBe('.env\nnode_modules/\n');
+  });
+});
