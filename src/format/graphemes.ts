@@ -56,7 +56,15 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const widths = new Map<string, number>();
 const MAX_REMEMBERED = 10_000;
 
+/**
+ * The characters ralphtool draws itself (bars, arrows, marks, rules), one column each, as
+ * string-width says (test/format/graphemes.test.ts checks it): known without calling it, whose
+ * first call compiles its emoji expression (~70 ms, most of what `list` spends on its table).
+ */
+export const DRAWN_NARROW = new Set('·…↓—›↑✗✓⏸⇄→⚠–×─←⟳●○▶↺◉▸■░█│⇡‹•┌┐└┘├┤');
+
 function measured(text: string): Grapheme {
+  if (DRAWN_NARROW.has(text)) return { text, width: 1 };
   let width = widths.get(text);
   if (width === undefined) {
     width = stringWidth(text);

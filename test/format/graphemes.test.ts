@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { graphemes } from '../../src/format/graphemes.js';
+import { DRAWN_NARROW, graphemes } from '../../src/format/graphemes.js';
 import { columns } from '../../src/format/text.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -59,5 +59,13 @@ describe('graphemes', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('takes the characters ralphtool draws as one column each, as string-width does', () => {
+    expect(DRAWN_NARROW.size).toBeGreaterThan(30);
+    for (const char of DRAWN_NARROW) {
+      expect([char, stringWidth(char)]).toEqual([char, 1]);
+      expect(graphemes(`a${char}b`).map((g) => g.width)).toEqual([1, 1, 1]);
+    }
   });
 });
