@@ -8,7 +8,7 @@
 //   node bench/ui-flood.mjs [--rate 20000] [--seconds 6] [--keys 10] [--rounds 3]
 //                           [--cli dist/cli/main.js] [--baseline /tmp/before/dist/cli/main.js]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
@@ -91,6 +91,7 @@ async function oneSession(cli, repo) {
     '--agent-command',
     agent,
   );
+  let pid = null;
   try {
     await waitFor(name, (s) => s.includes('bench-change'));
     tmux('send-keys', '-t', name, 'Enter');
@@ -99,7 +100,7 @@ async function oneSession(cli, repo) {
     await waitFor(name, (s) => s.includes('[ Info ]') || s.includes('[ Agent ]'));
     if (!screen(name).includes('[ Agent ]')) tmux('send-keys', '-t', name, 'Tab');
     await waitFor(name, (s) => s.includes('[ Agent ]') && /line \d+/.test(s));
-    const pid = ralphtoolPid(name, cli);
+    pid = ralphtoolPid(name, cli);
     await sleep(1000);
     const before = cpuTicks(pid);
     const t0 = process.hrtime.bigint();
@@ -121,9 +122,9 @@ async function oneSession(cli, repo) {
     } catch {
       // gone
     }
-    // The agent outlives a killed terminal only until ralphtool's own cleanup; make sure.
-    await sleep(300);
-    rmSync(repo, { recursive: true, force: true });
+    // A hung-up ralphtool stops its run (the attempt saved and reverted) before it exits.
+    for (let i = 0; pid !== null && i < 300 && existsSync(`/proc/${pid}`); i++) await sleep(100);
+    rmSync(repo, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }
 

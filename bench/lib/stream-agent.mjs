@@ -97,14 +97,19 @@ if (format === 'claude') {
       claude_code_version: '2.1.197',
     }),
   );
-  // A batch of turns per write: the stand-in must outrun ralphtool, or it measures itself.
-  let sent = 0;
-  let n = 0;
-  while (sent < bytes) {
+  // The stand-in must outrun ralphtool, or it measures itself: 8 batches of ~1 MiB of turns are
+  // made once and written in turn (as bytes), so its own cost is a write per MiB.
+  const batches = [];
+  for (let n = 0; batches.length < 8;) {
     let batch = '';
     while (batch.length < 1 << 20) batch += turn(n++);
+    batches.push(Buffer.from(batch));
+  }
+  let sent = 0;
+  for (let i = 0; sent < bytes; i++) {
+    const batch = batches[i % batches.length];
     await write(batch);
-    sent += Buffer.byteLength(batch);
+    sent += batch.length;
   }
 } else {
   const lines = Number(process.env.STREAM_LINES ?? '0');
