@@ -47,6 +47,10 @@ export async function renderApp(
         // The app handles Ctrl-C itself: it asks the loop to stop like `q`.
         exitOnCtrlC: false,
         patchConsole: false,
+        // Ink draws at most 30 times a second by default: under an agent's flood a key then
+        // waited up to 33 ms more for its frame (bench/ui-flood.mjs: Tab 72 → 33 ms, CPU
+        // unchanged at ~28 % of a core, since the events still come in 60 ms batches).
+        maxFps: 60,
       },
     );
     const close = (): void => instance.unmount();
