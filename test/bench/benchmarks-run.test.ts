@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execProgram } from '../../src/process/exec.js';
 import { CLI_PATH } from '../support/cli.js';
+import { tmuxAvailable } from '../support/tmux.js';
 
 /** The checkout (vitest runs from it, as CLI_PATH assumes). */
 const ROOT = path.resolve();
@@ -85,4 +86,24 @@ describe('the benchmark scripts still run', () => {
     ]);
     expect(stdout).toContain('consistent: 1 of 1');
   }, 240_000);
+
+  it('list-changes.mjs reports node, ralphtool and a baseline for a tiny run', async () => {
+    const stdout = await runScript('bench/list-changes.mjs', [
+      ...['--changes', '5', '--rounds', '1', '--cli', CLI_PATH, '--baseline', CLI_PATH],
+    ]);
+    expect(stdout).toMatch(/node, doing nothing\s+\S+ ms/);
+    expect(stdout).toMatch(/ralphtool list\s+\S+ ms \([\d.–]+\)\s+\d+\.\d+×/);
+    expect(stdout).toMatch(/baseline list\s+\S+ ms/);
+  }, 240_000);
+
+  it.skipIf(!tmuxAvailable())(
+    'ui-flood.mjs reports the CPU and the key latency of the UI for a tiny run',
+    async () => {
+      const stdout = await runScript('bench/ui-flood.mjs', [
+        ...['--rounds', '1', '--seconds', '1', '--keys', '2', '--rate', '2000', '--cli', CLI_PATH],
+      ]);
+      expect(stdout).toMatch(/ralphtool\s+\d+ % \(\d+ %–\d+ %\)\s+\d+ ms \(\d+–\d+\)/);
+    },
+    240_000,
+  );
 });
