@@ -16,6 +16,7 @@ if (process.env.NODE_ENV === undefined) process.env.NODE_ENV = 'production';
 const io: CommandIO = {
   cwd: process.cwd(),
   env,
+  processEnv: process.env,
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,

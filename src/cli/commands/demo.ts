@@ -77,7 +77,7 @@ async function runInUi(io: CommandIO, repo: DemoRepo, flags: RawRunFlags): Promi
   const options = { ...toRunOptions(flags, true), onComplete: 'ask' as const };
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
   const controller = createUiController(repo.dir, options, { ...io.env });
-  const renderApp = await loadInteractiveUi(io.env);
+  const renderApp = await loadInteractiveUi(io.processEnv ?? io.env);
   const demoController = {
     ...controller,
     runOptions: {

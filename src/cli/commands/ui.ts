@@ -19,7 +19,7 @@ export async function uiCommand(
   const controller = createUiController(opts.cwd, options, { ...io.env }, io.reach, {
     parallel,
   });
-  const renderApp = await loadInteractiveUi(io.env);
+  const renderApp = await loadInteractiveUi(io.processEnv ?? io.env);
   const term = leaveOnTerm(controller);
   // The terminal closed: nobody sees the UI any more. The live run is stopped (its attempt saved
   // and reverted) or its completion choice goes unanswered, the run is left for resume / finish,
