@@ -57,7 +57,9 @@ describe.skipIf(!tmuxAvailable())('ralphtool UI under tmux', () => {
       [process.execPath, CLI_PATH, ...fakeAgentFlags(), '--max-retries', '2'],
       {
         cwd: repo.dir,
-        env: { FAKE_AGENT_SCENARIO: scenario, NO_COLOR: '1' },
+        // CI set as some dev containers set it, whatever runs this test: Ink draws nothing but
+        // a last frame under CI unless ralphtool clears it from its own environment.
+        env: { FAKE_AGENT_SCENARIO: scenario, NO_COLOR: '1', CI: 'true' },
         width: 100,
         height: 30,
       },
