@@ -1,12 +1,11 @@
 import { commitTree } from '../git/commit.js';
 import { git } from '../git/git.js';
 import { endBisect, quitOperations } from '../git/operations.js';
-import { branchSha, resolveCommit, treeOf } from '../git/repo.js';
+import { branchSha, refCommit, resolveCommit, treeOf } from '../git/repo.js';
 import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWithListing, snapshotWorkTree } from '../git/snapshot.js';
 import type { AddListing } from '../git/snapshot.js';
-import { refOnDisk } from '../git/on-disk.js';
 import { mkdir } from 'node:fs/promises';
 import { ignoredInHistory, leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, nestedNotice } from './nested-repos.js';
@@ -68,8 +67,7 @@ export async function restoreCheckpoint(g: RunGit, opts: RestoreOptions): Promis
   // 1. Save the attempt without touching the real index or the files. A revert resumed after
   //    its save (the ref's first-parent line reaches this checkpoint) keeps that save: the work
   //    tree may be half reverted already, and snapshotting it again would bury the attempt's work.
-  const onDisk = await refOnDisk(repo, ref);
-  const previous = onDisk === undefined ? await resolveCommit(ctx, ref) : onDisk;
+  const previous = await refCommit(ctx, repo, ref);
   if (opts.resuming && previous !== null && (await savedFrom(ctx, previous, checkpoint))) {
     return finishRestore(g, opts, previous, message);
   }

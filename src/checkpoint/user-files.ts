@@ -1,4 +1,3 @@
-import { refOnDisk } from '../git/on-disk.js';
 import { mkdir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -17,7 +16,7 @@ import {
   writeRawBlob,
 } from '../git/raw-files.js';
 import type { TreeEntry } from '../git/raw-files.js';
-import { resolveCommit, treeOf } from '../git/repo.js';
+import { refCommit, resolveCommit, treeOf } from '../git/repo.js';
 import type { HeadPosition, RepoLocation } from '../git/repo.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
 import {
@@ -143,8 +142,7 @@ export async function restoreUserBytes(
 ): Promise<string[]> {
   if (base === null) return [];
   // Read off disk when it can be (a revert asks each time; most runs have no such ref).
-  const known = await refOnDisk(g.repo, userBytesRef(g.change));
-  const saved = known === undefined ? await resolveCommit(g.ctx, userBytesRef(g.change)) : known;
+  const saved = await refCommit(g.ctx, g.repo, userBytesRef(g.change));
   if (saved === null) return [];
   const touched = await changedPaths(
     g.ctx,

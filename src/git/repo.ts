@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { RuntimeError } from '../core/errors.js';
 import { git, gitOut } from './git.js';
 import type { GitContext } from './git.js';
+import { refOnDisk } from './on-disk.js';
 
 /** Where a repository lives; all paths absolute, so they work from linked worktrees too. */
 export interface RepoLocation {
@@ -45,6 +46,19 @@ export async function resolveCommit(ctx: GitContext, rev: string): Promise<strin
     },
   );
   return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+/**
+ * The commit a full ref name (`refs/…`) points at, read off disk when git's files say it
+ * (on-disk.ts), else from git; null when there is no such ref.
+ */
+export async function refCommit(
+  ctx: GitContext,
+  repo: RepoLocation,
+  ref: string,
+): Promise<string | null> {
+  const onDisk = await refOnDisk(repo, ref);
+  return onDisk === undefined ? resolveCommit(ctx, ref) : onDisk;
 }
 
 /** The tree of a commit. */
