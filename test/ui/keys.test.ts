@@ -195,4 +195,43 @@ describe('the Loop screen keys', () => {
     expect(press(s, 'q').effects).toEqual([{ type: 'exit', code: 1 }]);
     expect(press(s, 'escape').state.screen).toBe('changes');
   });
+
+  // run.finished shows the Result screen; the loop's promise settles after it (the record
+  // written, the lock let go), later still on a loaded machine. Leaving the Result screen in
+  // between must not lose the run's exit code (CI saw 0 for a run that stopped on an error).
+  describe('the exit code when the Result screen is left before the run has settled', () => {
+    const stoppedOnError = (): UiState =>
+      runEventsArrived(atLoop(), [
+        at(5, {
+          type: 'run.finished',
+          outcome: 'error',
+          choice: null,
+          branch: 'ralph/add-auth',
+          originalBranch: 'main',
+          storiesCompleted: 0,
+          storiesTotal: 3,
+          costUsd: 0,
+          durationMs: 5_000,
+        }),
+      ]).state;
+
+    it('Esc then q at once: the outcome the Result screen showed', () => {
+      const result = stoppedOnError();
+      expect(result.screen).toBe('result');
+      expect(result.lastExitCode).toBeNull();
+      const back = press(result, 'escape').state;
+      expect(back.screen).toBe('changes');
+      expect(press(back, 'q').effects).toEqual([{ type: 'exit', code: 1 }]);
+    });
+
+    it('Esc, then the promise settles, then q: the code the run ended with', () => {
+      const back = press(stoppedOnError(), 'escape').state;
+      const settled = runEnded(back, { exitCode: 1 });
+      expect(settled.run).toBeNull();
+      expect(press(settled, 'q').effects).toEqual([{ type: 'exit', code: 1 }]);
+      // A run whose promise rejected after the user left is an error too.
+      const rejected = runEnded(back, { error: 'lock file unreadable' });
+      expect(press(rejected, 'q').effects).toEqual([{ type: 'exit', code: 1 }]);
+    });
+  });
 });

@@ -201,14 +201,19 @@ function finishedRun(view: LoopView): FinishedRun {
   };
 }
 
-/** The loop's promise settled: remember its exit code; a run that never finished stays on its screen. */
+/**
+ * The loop's promise settled: remember its exit code; a run that never finished stays on its
+ * screen. The Result screen shows once `run.finished` arrives, which can be before the promise
+ * settles (the run still writes its record and lets its lock go): a user who already left it
+ * (Esc) still leaves with this run's code.
+ */
 export function runEnded(
   state: UiState,
   outcome: { exitCode: number } | { error: string },
 ): UiState {
-  const run = state.run;
-  if (!run) return state;
   const exitCode = 'exitCode' in outcome ? outcome.exitCode : 1;
+  const run = state.run;
+  if (!run) return { ...state, lastExitCode: exitCode };
   const errors =
     'error' in outcome
       ? [...run.view.errors, { message: oneLine(outcome.error), fatal: true, at: Number.NaN }]

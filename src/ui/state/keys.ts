@@ -279,8 +279,9 @@ function onResult(state: UiState, key: UiKey, ctx: KeyContext): Transition {
         effects: [],
       };
     case 'escape':
+      // The run's code goes with the user: its promise may settle only after they left.
       return {
-        state: { ...state, screen: 'changes', run: null },
+        state: { ...state, screen: 'changes', run: null, lastExitCode: exitCodeNow(state) },
         effects: [{ type: 'load-changes' }],
       };
     case 'q':
