@@ -123,6 +123,9 @@ async function perform(step, agent, out) {
     out.say(`<promise>${step.signal}</promise>`);
   } else if (step.stderr !== undefined) {
     agent.stderr(`${step.stderr}\n`);
+  } else if (step.resetsIn !== undefined) {
+    const resetsAt = new Date(Date.now() + Number(step.resetsIn)).toISOString();
+    agent.stderr(`ralphtool-resets-at: ${resetsAt}\n`);
   } else if (step.raw !== undefined) {
     agent.stdout(`${step.raw}\n`);
   } else if (step.cost !== undefined) {

@@ -121,12 +121,15 @@ describe('the usage-limit pause several runs share', () => {
     fixture = new ManyFixture({ alpha: 2, beta: 2 });
     const f = fixture;
     const gate = path.join(f.scratch, 'beta-may-finish-story-1');
-    const resetsAt = new Date(Date.now() + 5_000).toISOString();
+    // Alpha meets its limit only once beta's first attempt runs (on a loaded machine beta's
+    // worktree may be made after alpha's agent has already stopped).
+    const betaAtWork = path.join(f.scratch, 'beta-is-at-work');
     f.scenarios({
       alpha: {
         '1-1#1': [
+          { waitFor: betaAtWork },
           { write: 'src/partial.txt', content: 'half\n' },
-          { stderr: `ralphtool-resets-at: ${resetsAt}` },
+          { resetsIn: 5_000 },
           { stderr: 'usage limit reached' },
           { exit: 75 },
         ],
@@ -135,11 +138,15 @@ describe('the usage-limit pause several runs share', () => {
       },
       beta: {
         // Beta's running attempt goes on during alpha's wait; its next one waits.
-        '1-1': [{ waitFor: gate }, ...succeed('src/beta1.txt', 'b1\n')],
+        '1-1': [{ say: 'beta at work' }, { waitFor: gate }, ...succeed('src/beta1.txt', 'b1\n')],
         '2-1': succeed('src/beta2.txt', 'b2\n'),
       },
     });
     const live = f.spawn('run', ['alpha', 'beta', '--parallel', '2', '--on-complete', 'keep']);
+    await live.waitFor(
+      (e) => e.type === 'agent.message' && e.text === 'beta at work' && e.change === 'beta',
+    );
+    writeFileSync(betaAtWork, '');
     await live.waitFor((e) => e.type === 'agent.limited' && e.change === 'alpha');
     writeFileSync(gate, '');
     const shared = await live.waitFor((e) => e.type === 'agent.limited' && e.change === 'beta');
