@@ -8,6 +8,7 @@ import { isClean } from '../git/status.js';
 import { leaveIgnoredOutOfIndex, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, nestedNotice } from './nested-repos.js';
 import type { Protection } from './repo-guard.js';
+import { tasksFilesCommitted } from './ignored-tasks.js';
 
 /** Subject of the commit that records a completed story. */
 export function checkpointMessage(storyId: string): string {
@@ -37,7 +38,10 @@ export async function commitStory(
     await quitOperations(ctx, repo.gitDir);
   } else {
     const made = await backToCheckpoint(g, checkpoint, storyId, how.resuming);
-    if (made !== null) return made;
+    if (made !== null) {
+      tasksFilesCommitted(g, null);
+      return made;
+    }
   }
   // Repositories the attempt created are committed as plain files, never as gitlinks.
   const { detached: nested } = await detachNestedRepos(g, protect.label);
@@ -50,6 +54,7 @@ export async function commitStory(
     ctx,
     message,
     async (listing) => {
+      tasksFilesCommitted(g, listing);
       // The index was at the checkpoint before `add -A` (reset there, or never touched).
       const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint, listing);
       if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));

@@ -6,7 +6,7 @@ import type { RepoLocation } from '../git/repo.js';
 import type { IdentityMemo } from '../git/git.js';
 import type { CallOptions } from './types.js';
 import { engineContext } from './run-git.js';
-import type { EngineOptions, RunGit } from './run-git.js';
+import type { EngineOptions, RunGit, TasksFilesMemo } from './run-git.js';
 import { dirtySubmodules, statusEntries } from '../git/status.js';
 import { RepoGuard, type Protection } from './repo-guard.js';
 import { forgetProgress, saveProgress } from './progress.js';
@@ -24,7 +24,7 @@ export abstract class GuardedRun extends RecordedRun {
   /** The commits' identity settings, found once per run (git/commit.ts). */
   private readonly identity: IdentityMemo = { settings: null };
   /** Where the change's tasks.md files are, found once per run (ignored-tasks.ts). */
-  private readonly tasksFiles: { paths: string[] | null } = { paths: null };
+  private readonly tasksFiles: TasksFilesMemo = { paths: null, tracked: new Set() };
 
   constructor(
     readonly repo: RepoLocation,

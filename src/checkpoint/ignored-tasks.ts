@@ -5,6 +5,7 @@ import { commitTree } from '../git/commit.js';
 import { git, gitOut } from '../git/git.js';
 import { ignoredUntracked } from '../git/status.js';
 import type { RunGit } from './run-git.js';
+import type { AddListing } from '../git/snapshot.js';
 import { errnoCode } from '../core/error-details.js';
 
 /**
@@ -23,28 +24,48 @@ type Manifest = Record<string, string>;
  * The change's tasks.md files that are ignored and untracked, anywhere in the work tree. The
  * first search of a run looks everywhere (a glob: git walks every folder, `node_modules/`
  * too) and notes every tasks.md of the change it finds, tracked or ignored; later searches
- * look at those paths only (literal pathspecs, no walk). A tasks.md the agent creates
- * elsewhere later is not the one the run reads.
+ * look at those paths only (literal pathspecs, no walk), and only at those not tracked at the
+ * checkpoint: the usual tracked tasks.md then costs no git process at all. A tasks.md the
+ * agent creates elsewhere later is not the one the run reads.
  */
 async function ignoredTasksFiles(g: RunGit): Promise<string[]> {
-  const known = g.tasksFiles?.paths ?? null;
-  if (known !== null) {
-    if (known.length === 0) return [];
+  const memo = g.tasksFiles;
+  const known = memo?.paths ?? null;
+  if (memo && known !== null) {
+    const untracked = known.filter((path) => !memo.tracked.has(path));
+    if (untracked.length === 0) return [];
     const found = await ignoredUntracked(g.ctx, {
-      pathspec: known.map((path) => `:(literal)${path}`),
+      pathspec: untracked.map((path) => `:(literal)${path}`),
     });
-    return found.filter((file) => known.includes(file));
+    return found.filter((file) => untracked.includes(file));
   }
   const glob = `:(glob)**/openspec/changes/${g.change}/tasks.md`;
   const found = (await ignoredUntracked(g.ctx, { pathspec: [glob] }))
     // An ignored nested repository is listed whatever the pathspec says.
     .filter((file) => file.endsWith('/tasks.md'));
-  if (g.tasksFiles) {
+  if (memo) {
     const tracked = await git(g.ctx, ['ls-files', '-z', '--', glob]);
     const paths = tracked.stdout.split('\0').filter((path) => path.endsWith('/tasks.md'));
-    g.tasksFiles.paths = [...new Set([...paths, ...found])];
+    memo.paths = [...new Set([...paths, ...found])];
+    memo.tracked = new Set(paths);
   }
   return found;
+}
+
+/**
+ * An accept committed what `add -A` listed onto an index at the old checkpoint (`null`: not
+ * known, e.g. the commit was made before a crash): a tasks.md the commit removed is tracked
+ * no longer (the agent deleted it; an ignored one written later must be searched for). Called
+ * before the accept's `rememberIgnoredTasks`.
+ */
+export function tasksFilesCommitted(g: RunGit, listing: AddListing | null): void {
+  const memo = g.tasksFiles;
+  if (!memo) return;
+  if (listing === null) {
+    memo.tracked.clear();
+    return;
+  }
+  for (const path of listing.removed) memo.tracked.delete(path);
 }
 
 function manifestFile(g: RunGit, checkpoint: string): string {

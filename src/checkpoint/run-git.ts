@@ -19,7 +19,18 @@ export interface RunGit {
    * Where the change's tasks.md files are, once a search of this run found them
    * (ignored-tasks.ts); absent for a one-off sequence, which searches every time.
    */
-  tasksFiles?: { paths: string[] | null };
+  tasksFiles?: TasksFilesMemo;
+}
+
+/**
+ * The change's tasks.md files a run found (`paths`, null before the first search) and which of
+ * them are tracked at the checkpoint (`tracked`): a tracked file is no ignored one, so when
+ * every one found is tracked no search is needed. Kept up to date by every accept (ignored-tasks.ts,
+ * `tasksFilesCommitted`).
+ */
+export interface TasksFilesMemo {
+  paths: string[] | null;
+  tracked: Set<string>;
 }
 
 export interface EngineOptions {
