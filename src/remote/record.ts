@@ -159,16 +159,19 @@ async function recentPrompts(
   );
 }
 
-/** The file itself when it holds no secret; else a copy with the secrets replaced, in scratch. */
+/**
+ * A copy in scratch of the file with the secrets replaced. Always a copy, even of a file that
+ * held none: the agent may still be writing learnings.md, and hashing the file itself later
+ * took bytes that were never checked (a token appended in between reached the remote; seen
+ * under load, test/remote/secrets.test.ts).
+ */
 async function redactedCopy(
   file: { name: string; file: string },
   scratch: string,
   secrets: readonly Secret[],
 ): Promise<{ name: string; file: string }> {
   if (secrets.length === 0) return file;
-  const text = await readFile(file.file, 'utf8');
-  const clean = redact(text, secrets);
-  if (clean === text) return file;
+  const clean = redact(await readFile(file.file, 'utf8'), secrets);
   const copy = join(scratch, `redacted-${file.name.replace(/\//g, '_')}`);
   await writeFile(copy, clean);
   return { name: file.name, file: copy };
