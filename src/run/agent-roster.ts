@@ -9,7 +9,7 @@ import {
 } from '../core/agent-choice.js';
 import { limitWaitMs } from '../core/limit-wait.js';
 import type { FallbackRecord } from '../checkpoint/index.js';
-import type { LoopDeps, LoopSetup } from './loop-types.js';
+import type { LoopContext, LoopSetup } from './loop-types.js';
 import type { FallbackAgent } from './options.js';
 
 /** The agent of one attempt: its name, its model (null: the agent's own) and its backend. */
@@ -39,7 +39,7 @@ export class AgentRoster {
   private last: string | null;
 
   private constructor(
-    private readonly deps: LoopDeps,
+    private readonly deps: LoopContext,
     private readonly order: readonly AgentSlot[],
     private limited: Record<string, AgentLimitRecord>,
     primaryBackend: AgentBackend,
@@ -55,7 +55,7 @@ export class AgentRoster {
    * keeps them; new flags replace them, with a notice). Each fallback's backend is made (and its
    * program checked) here, before the first attempt.
    */
-  static async prepare(setup: LoopSetup, deps: LoopDeps): Promise<AgentRoster> {
+  static async prepare(setup: LoopSetup, deps: LoopContext): Promise<AgentRoster> {
     const { options } = setup;
     const { run } = deps;
     const recorded = run.state.fallback ?? null;
@@ -75,7 +75,7 @@ export class AgentRoster {
       );
     }
     const order = [{ agent: options.agent, model: options.model }, ...fallbacks];
-    const limited = recorded === null ? {} : activeLimits(recorded.limited, Date.now());
+    const limited = recorded === null ? {} : activeLimits(recorded.limited, deps.clock.now());
     const roster = new AgentRoster(deps, order, limited, deps.backend);
     for (const slot of fallbacks) roster.backendOf(slot);
     if (fallbacks.length > 0 || recorded !== null) await roster.record();
@@ -97,7 +97,7 @@ export class AgentRoster {
    * `agent.switched` when it is not the last attempt's), or null when every one is limited.
    */
   async pick(storyId: string, attempt: number): Promise<AttemptAgent | null> {
-    const now = Date.now();
+    const now = this.deps.clock.now();
     const still = activeLimits(this.limited, now);
     if (Object.keys(still).length !== Object.keys(this.limited).length) {
       this.limited = still;
@@ -123,7 +123,7 @@ export class AgentRoster {
   async limitedBy(agent: string, limit: AgentLimit): Promise<AllLimited | null> {
     const consecutive = (this.consecutive.get(agent) ?? 0) + 1;
     this.consecutive.set(agent, consecutive);
-    const now = Date.now();
+    const now = this.deps.clock.now();
     const waitMs = limitWaitMs({ kind: limit.kind, resetsAt: limit.resetsAt, consecutive, now });
     this.limited = {
       ...activeLimits(this.limited, now),
@@ -135,7 +135,7 @@ export class AgentRoster {
 
   /** The agent that resets first, when every agent is limited now; null when one is not. */
   allLimited(): AllLimited | null {
-    if (chooseAgent(this.order, this.limited, Date.now()) !== null) return null;
+    if (chooseAgent(this.order, this.limited, this.deps.clock.now()) !== null) return null;
     const first = firstToReset(this.order, this.limited);
     if (first === null) return null;
     const { until, ...report } = first.record;

@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentLimit } from '../agents/types.js';
 import { decideLimitWait, remainingWaitMs } from '../core/limit-wait.js';
 import type { ParkedOutcome } from '../core/loop.js';
 import { formatDuration } from '../format/units.js';
-import type { LoopDeps, LoopSetup } from './loop-types.js';
+import type { LoopContext, LoopSetup } from './loop-types.js';
 
 /**
  * Waits out usage/rate limits and transient API errors for the loop (docs/contract.md, "Usage
@@ -19,7 +18,7 @@ export class LimitWaiter {
 
   constructor(
     private readonly setup: LoopSetup,
-    private readonly deps: LoopDeps,
+    private readonly deps: LoopContext,
     /** When this invocation's loop started: `--max-duration` counts from it. */
     private readonly started: number,
   ) {}
@@ -85,7 +84,7 @@ export class LimitWaiter {
       return 'limited';
     }
     // A millisecond past the end: the agent is free again when the loop next chooses one.
-    const waitMs = Math.max(0, all.until - Date.now()) + 1;
+    const waitMs = Math.max(0, all.until - this.deps.clock.now()) + 1;
     const stop = this.stopBefore(all.until);
     if (stop !== null) {
       this.reportStop(stop, waitMs, limit);
@@ -111,12 +110,12 @@ export class LimitWaiter {
       ...hold.limit,
       message: `the run of ${hold.change} on the same account waits for this limit: ${hold.limit.message}`,
     };
-    const until = Math.max(hold.until, Date.now());
+    const until = Math.max(hold.until, this.deps.clock.now());
     await this.wait(
       storyId,
       attempt,
       limit,
-      until - Date.now(),
+      until - this.deps.clock.now(),
       until,
       pause.cleared(kind, change),
     );
@@ -131,7 +130,7 @@ export class LimitWaiter {
     const record = this.deps.run.state.wait;
     if (record === undefined || record === null) return null;
     const until = Date.parse(record.until);
-    const left = remainingWaitMs(until, Date.now());
+    const left = remainingWaitMs(until, this.deps.clock.now());
     const limit: AgentLimit = {
       kind: record.kind,
       resetsAt: record.resetsAt,
@@ -163,7 +162,7 @@ export class LimitWaiter {
       waitedMs: this.waitedMs,
       maxWaitMs: this.setup.options.maxWaitMs,
       notAfter: this.notAfter(),
-      now: Date.now(),
+      now: this.deps.clock.now(),
     });
   }
 
@@ -174,7 +173,8 @@ export class LimitWaiter {
 
   /** The outcome a wait until `until` would run into, or null when it may be waited. */
   private stopBefore(until: number): ParkedOutcome | null {
-    const maxWaitEnd = Date.now() + Math.max(0, this.setup.options.maxWaitMs - this.waitedMs);
+    const maxWaitEnd =
+      this.deps.clock.now() + Math.max(0, this.setup.options.maxWaitMs - this.waitedMs);
     const deadline = this.notAfter() ?? Number.POSITIVE_INFINITY;
     if (until <= maxWaitEnd && until <= deadline) return null;
     return deadline < maxWaitEnd ? 'time-limit' : 'limited';
@@ -215,24 +215,23 @@ export class LimitWaiter {
             limit,
           })
         : undefined;
-    const began = Date.now();
+    const began = this.deps.clock.now();
     const cut = new AbortController();
     const onStop = (): void => cut.abort();
     stop.addEventListener('abort', onStop, { once: true });
     if (stop.aborted) cut.abort();
     over?.then(onStop, onStop);
     try {
-      await sleep(waitMs, undefined, { signal: cut.signal });
-    } catch (error) {
-      if (!cut.signal.aborted) throw error;
+      await this.deps.clock.sleep(waitMs, cut.signal);
     } finally {
       stop.removeEventListener('abort', onStop);
       endHold?.();
     }
-    this.waitedMs += Date.now() - began;
+    this.waitedMs += this.deps.clock.now() - began;
     // Stopped or over, the wait is no longer going on; only a crash leaves it recorded.
     await run.recordWait(null);
-    if (!stop.aborted) emit({ type: 'limit.resumed', storyId, waitedMs: Date.now() - began });
+    if (!stop.aborted)
+      emit({ type: 'limit.resumed', storyId, waitedMs: this.deps.clock.now() - began });
   }
 }
 

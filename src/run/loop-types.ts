@@ -1,5 +1,6 @@
 import type { AgentBackend } from '../agents/types.js';
 import type { AgentSlot } from '../core/agent-choice.js';
+import type { Clock } from '../core/clock.js';
 import type { Change, Story } from '../core/change.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../core/events.js';
 import type { PromptChangePaths } from '../core/prompt.js';
@@ -43,7 +44,15 @@ export interface LoopDeps {
   notice?: (message: string) => void;
   /** Several runs in one process: the usage-limit pause they share (absent for one run). */
   accountPause?: AccountPause;
+  /**
+   * The time limit waits, `--max-duration` and agents' resets are measured on (default: the
+   * system clock; the in-process tests move it on instead of waiting).
+   */
+  clock?: Clock;
 }
+
+/** LoopDeps inside the loop: the clock chosen. */
+export type LoopContext = LoopDeps & { clock: Clock };
 
 export interface LoopResult {
   outcome: RunOutcome;

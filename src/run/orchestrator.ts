@@ -1,6 +1,7 @@
 import type { Story } from '../core/change.js';
 import { nextStep, type LoopPosition, type ParkedOutcome } from '../core/loop.js';
-import type { LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
+import type { LoopContext, LoopDeps, LoopResult, LoopSetup } from './loop-types.js';
+import { systemClock } from './system-clock.js';
 import { LimitWaiter } from './limit-wait.js';
 import { AgentRoster, type AllLimited } from './agent-roster.js';
 import { endRun, reportExhausted } from './run-end.js';
@@ -16,8 +17,12 @@ export type { ChooseCompletion, LoopDeps, LoopResult, LoopSetup } from './loop-t
  * engine, and reports every step as an event. Ends with the completion choice.
  */
 export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopResult> {
-  const deps: LoopDeps = { ...given, emit: unrecognisedOnce(given.emit) };
-  const started = Date.now();
+  const deps: LoopContext = {
+    ...given,
+    emit: unrecognisedOnce(given.emit),
+    clock: given.clock ?? systemClock,
+  };
+  const started = deps.clock.now();
   let stories = setup.change.stories;
   let fatalError: string | null = null;
   const budget = await prepareRunLimits(setup, deps, started);

@@ -3,7 +3,7 @@ import type { Story } from '../core/change.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { exhaustedMessage, exitCodeFor } from '../core/loop.js';
 import { withHomeLock } from './home-lock.js';
-import type { LoopDeps, LoopResult } from './loop-types.js';
+import type { LoopContext, LoopDeps, LoopResult } from './loop-types.js';
 
 /** The story that used up its attempts, reported with its last failure. */
 export function reportExhausted(deps: LoopDeps, storyId: string): void {
@@ -19,7 +19,7 @@ export function reportExhausted(deps: LoopDeps, storyId: string): void {
 
 /** Ends the loop: records the outcome, applies the completion choice and reports the run. */
 export async function endRun(
-  deps: LoopDeps,
+  deps: LoopContext,
   outcome: RunOutcome,
   stories: readonly Story[],
   started: number,
@@ -38,7 +38,7 @@ export async function endRun(
     storiesTotal: stories.length,
     // The ledger adds what agents reported; nothing reported (Codex, a command) is unknown.
     costUsd: run.state.costUsd > 0 ? run.state.costUsd : null,
-    durationMs: Date.now() - started,
+    durationMs: deps.clock.now() - started,
     ...(question ? { question: { storyId: question.storyId, text: question.text } } : {}),
     ...worktreeOf(run.state),
     ...(run.state.home ? { home: run.state.home.root } : {}),

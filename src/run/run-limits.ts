@@ -12,7 +12,7 @@ import {
 } from '../core/budget.js';
 import type { ParkedOutcome } from '../core/loop.js';
 import { formatCost, formatDuration } from '../format/units.js';
-import type { LoopDeps, LoopSetup } from './loop-types.js';
+import type { LoopContext, LoopSetup } from './loop-types.js';
 
 /** The budgets and the deadline of one invocation of the loop (docs/contract.md, "Budgets"). */
 export interface RunLimits {
@@ -35,7 +35,7 @@ export interface RunLimits {
  */
 export async function prepareRunLimits(
   setup: LoopSetup,
-  deps: LoopDeps,
+  deps: LoopContext,
   started: number,
 ): Promise<RunLimits> {
   const { run } = deps;
@@ -78,11 +78,11 @@ export async function prepareRunLimits(
       });
     },
     beforeAttempt(storyId) {
-      if (deadlinePassed(deadline, Date.now())) {
+      if (deadlinePassed(deadline, deps.clock.now())) {
         const ms = options.maxDurationMs ?? 0;
         reached(
           'max-duration',
-          `ran ${formatDuration(Date.now() - started)} of --max-duration ${formatDuration(ms)}`,
+          `ran ${formatDuration(deps.clock.now() - started)} of --max-duration ${formatDuration(ms)}`,
         );
         return 'time-limit';
       }

@@ -1,3 +1,4 @@
+import type { Clock } from '../../src/core/clock.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../src/core/events.js';
 import { startRun } from '../../src/checkpoint/index.js';
 import { findOpenSpecRoot } from '../../src/openspec/root.js';
@@ -11,6 +12,7 @@ import { driveLoop } from '../../src/run/launch.js';
 import type { LoopSetup } from '../../src/run/orchestrator.js';
 import type { AgentFormat } from './fake-agent-script.mjs';
 import { LoopFixture } from './loop-fixture.js';
+import { MovingClock } from './moving-clock.js';
 import { AGENT_OF_FORMAT, createScriptedAgent } from './scripted-agent.js';
 
 /** The completion choice the loop gets: one of the two, or no answer (a Ctrl-D at the question). */
@@ -30,6 +32,8 @@ export interface LoopRunRequest {
   stopWhen?: (event: RunEvent) => boolean;
   /** The environment the command was given (default: the test process's). */
   env?: NodeJS.ProcessEnv;
+  /** The loop's clock (default: a MovingClock: limit waits and deadlines pass at once). */
+  clock?: Clock;
 }
 
 export interface LoopRun {
@@ -49,6 +53,7 @@ export interface LoopRun {
  * in-process (see scripted-agent.ts). It does what `ralphtool run` does around the loop, except
  * what is about processes or the command line (flags, locks, signals, printing), which the
  * spawned-CLI tests cover. For the loop's decisions and their bookkeeping in git and state.json.
+ * Its clock moves on at each wait instead of waiting (moving-clock.ts).
  */
 export class LoopHarness extends LoopFixture {
   async run(request: LoopRunRequest): Promise<LoopRun> {
@@ -101,6 +106,7 @@ export class LoopHarness extends LoopFixture {
         return Promise.resolve(request.completion === 'unanswered' ? null : request.completion);
       },
       stop: stop.signal,
+      clock: request.clock ?? new MovingClock(),
     });
     return { ...result, asked, events: () => [...events] };
   }
