@@ -5,23 +5,36 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Longest files first, so that the last minute of the suite is not one slow file running alone
  * while the other workers sit idle. Vitest does this from its cache of earlier runs; a fresh
  * clone (CI, a new contributor) has none, and would take the files in name order. There the
- * measured seconds per file of the slowest folders stand in (2 cores, 3 workers; the rest of
- * the files take under 5 s each and go by size).
+ * seconds per file of the slowest files and folders stand in, measured 2026-11-28 on 2 cores
+ * with 3 workers (the rest go by size).
  */
 const SECONDS_WITHOUT_CACHE: readonly (readonly [string, number])[] = [
-  ['test/faults/crash-', 18],
-  ['test/faults/agent-git', 18],
-  ['test/faults/commands', 15],
-  ['test/faults/user-edits', 14],
-  ['test/process/lifecycle', 18],
-  ['test/e2e/claude-loop', 17],
-  ['test/e2e/codex-loop', 60],
-  ['test/demo/demo-cli', 17],
-  ['test/run/limits', 14],
-  ['test/faults/', 7],
-  ['test/demo/', 8],
-  ['test/e2e/', 6],
-  ['test/run/', 4],
+  // the contributor tier
+  ['test/checkpoint/attempt-', 14],
+  ['test/smoke/demo', 13],
+  ['test/agents/backends', 12],
+  ['test/agents/stream', 8],
+  ['test/smoke/', 5],
+  ['test/checkpoint/', 5],
+  ['test/run/', 3],
+  // the system tier
+  ['test/system/run/fallback-agents', 50],
+  ['test/system/remote/claims', 48],
+  ['test/system/faults/limit-wait', 47],
+  ['test/system/terminal/tui-signals', 39],
+  ['test/system/faults/live-locks', 39],
+  ['test/system/faults/ways-out', 38],
+  ['test/system/faults/attributes', 30],
+  ['test/system/run/limit-wait', 30],
+  ['test/system/run/notify', 27],
+  ['test/system/worktree/many-', 23],
+  ['test/system/faults/', 14],
+  ['test/system/', 8],
+  // the compat tier
+  ['test/compat/opencode', 54],
+  ['test/compat/gemini-loop', 22],
+  ['test/compat/codex-loop', 21],
+  ['test/compat/claude-loop', 16],
 ];
 
 export class SlowestFirstSequencer extends BaseSequencer {

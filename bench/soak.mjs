@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Random agent behaviour soak, at scale: runs the built CLI over many seeds with the seeded
-// random agent (test/fuzz/soak-agent.mjs) and checks every run's final state with the same
-// checker as test/fuzz/soak.test.ts. Progress goes to stderr, the summary to stdout; exit 1
+// random agent (test/slow/soak/soak-agent.mjs) and checks every run's final state with the same
+// checker as test/slow/soak/soak.test.ts. Progress goes to stderr, the summary to stdout; exit 1
 // when any run was inconsistent. See bench/README.md ("Random agent soak").
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { soakOnce } from '../test/fuzz/soak-world.mjs';
+import { soakOnce } from '../test/slow/soak/soak-world.mjs';
 
 const { values: flags } = parseArgs({
   options: {

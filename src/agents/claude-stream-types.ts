@@ -1,7 +1,7 @@
 /**
  * Every line type Claude Code 2.1.197 can print on stdout with `-p --output-format stream-json
  * --verbose` (read from the zod schemas of its SDK message union in the binary, and the types
- * seen when driving it: test/fixtures/claude-stream/, test/e2e/). ralphtool reads only a few of
+ * seen when driving it: test/fixtures/claude-stream/, test/compat/). ralphtool reads only a few of
  * them (claude-translator.ts); the others are known and skipped on purpose. A type or subtype not
  * listed here is a newer Claude Code's: it is reported once (an `unknown` event), never fatal.
  */

@@ -163,7 +163,7 @@ async function recentPrompts(
  * A copy in scratch of the file with the secrets replaced. Always a copy, even of a file that
  * held none: the agent may still be writing learnings.md, and hashing the file itself later
  * took bytes that were never checked (a token appended in between reached the remote; seen
- * under load, test/remote/secrets.test.ts).
+ * under load, test/system/remote/secrets.test.ts).
  */
 async function redactedCopy(
   file: { name: string; file: string },

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopHarness } from '../support/loop-harness.js';
-import { loopTypes, ofType, RunFixture, single, stories, succeed } from './helpers.js';
+import { loopTypes, ofType, single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'hard-story';
 
@@ -15,7 +15,7 @@ function exhaustingHarness(): LoopHarness {
   return new LoopHarness(CHANGE, stories(3)).scenario(EXHAUSTING);
 }
 
-let fixture: LoopHarness | RunFixture | undefined;
+let fixture: LoopHarness | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
@@ -108,25 +108,5 @@ describe('the loop: a story that uses up its retries', () => {
       outcome: 'max-retries',
       choice: 'cleanup',
     });
-  });
-});
-
-describe('ralphtool run --max-retries', () => {
-  it('with --max-retries 0 gives a story exactly one attempt; without a TTY the choice is keep', async () => {
-    fixture = new RunFixture(CHANGE, stories(3)).scenario(EXHAUSTING);
-    const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '0']);
-    expect(result.exitCode).toBe(3);
-    expect(ofType(result.events(), 'story.started').map((e) => [e.storyId, e.attempt])).toEqual([
-      ['1', 1],
-      ['2', 1],
-    ]);
-    expect(single(result.events(), 'story.exhausted')).toMatchObject({
-      storyId: '2',
-      attempts: 1,
-    });
-    // No --on-complete and stdin is not a terminal: keep.
-    expect(single(result.events(), 'run.finished')).toMatchObject({ choice: 'keep' });
-    expect(fixture.currentBranch()).toBe(`ralph/${CHANGE}`);
   });
 });

@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
 import { LoopHarness } from '../support/loop-harness.js';
+import { MovingClock } from '../support/moving-clock.js';
 import { printed } from '../support/plain-output.js';
 import { ofType, single, stories, succeed } from './helpers.js';
 
 // The loop waits out usage limits (docs/contract.md, "Usage limits"), in-process with the real
 // checkpoint engine; the agent is the command agent's convention: exit 75, optionally with a
-// `ralphtool-resets-at:` line. Waits are a few seconds at most: the reset is that close.
+// `ralphtool-resets-at:` line. The harness's clock moves on at each wait (test/support/moving-clock.ts):
+// the waits are decided and recorded as they would be, and pass at once.
 
 const CHANGE = 'limit-wait';
 
@@ -43,7 +45,8 @@ describe('the loop: usage limits are waited out', () => {
       '2-1': succeed('src/two.txt', 'two\n'),
     });
     const f = fixture;
-    const result = await f.run({ completion: 'keep', options: { maxWaitMs: 60_000 } });
+    const clock = new MovingClock();
+    const result = await f.run({ completion: 'keep', options: { maxWaitMs: 60_000 }, clock });
     expect(result.exitCode).toBe(0);
     expect(result.outcome).toBe('complete');
     const events = result.events();
@@ -52,6 +55,8 @@ describe('the loop: usage limits are waited out', () => {
     // Until the reset plus the 10 s margin: at least the margin, at most the reset's distance too.
     expect(waited.waitMs).toBeGreaterThanOrEqual(10_000);
     expect(waited.waitMs).toBeLessThanOrEqual(11_000);
+    // The loop slept what it said it would, on its clock.
+    expect(clock.slept).toEqual([waited.waitMs]);
     expect(ofType(events, 'attempt.failed')).toEqual([]);
     // The limited attempt was reverted, then the wait, then the same attempt number again.
     expect(at(events, 'checkpoint.reverted')).toBeLessThan(at(events, 'agent.limited'));

@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopHarness } from '../support/loop-harness.js';
-import { RunFixture, single, stories, succeed } from './helpers.js';
+import { single, stories, succeed } from './helpers.js';
 
 const CHANGE = 'revert-details';
 const REF = `refs/ralphtool/${CHANGE}/attempts/1-1`;
 
-let fixture: LoopHarness | RunFixture | undefined;
+let fixture: LoopHarness | undefined;
 afterEach(() => {
   fixture?.remove();
   fixture = undefined;
@@ -47,38 +45,5 @@ describe('the loop: what a revert puts back and what it leaves alone', () => {
     expect(f.git('show', `${REF}:gen/out.txt`)).toBe('generated\n');
     expect(f.git('show', `${REF}:src/app.txt`)).toBe('rewritten\n');
     expect(f.git('ls-tree', '-r', '--name-only', REF)).not.toContain('README.md');
-  });
-});
-
-describe('ralphtool run: how the command agent is started', () => {
-  it('gives the command agent its prompt on stdin and in RALPHTOOL_PROMPT_FILE, with the RALPHTOOL_* variables', async () => {
-    fixture = new RunFixture(CHANGE, stories(2)).scenario({
-      '1-1': [{ signal: 'FAILED: first try' }],
-      '1-2': succeed('src/one.txt', 'one\n'),
-      '2-1': succeed('src/two.txt', 'two\n'),
-    });
-    const f = fixture;
-    const result = await f.run(['--json', '--max-retries', '1']);
-    expect(result.exitCode).toBe(0);
-    for (const [story, attempt] of [
-      ['1', 1],
-      ['1', 2],
-      ['2', 1],
-    ] as const) {
-      const invocation = JSON.parse(
-        readFileSync(path.join(f.logDir, `invocation-${story}-${attempt}.json`), 'utf8'),
-      ) as { cwd: string; env: Record<string, string>; promptFileContent: string | null };
-      expect(invocation.cwd).toBe(f.dir);
-      expect(invocation.env).toMatchObject({
-        RALPHTOOL_CHANGE: CHANGE,
-        RALPHTOOL_STORY_ID: story,
-        RALPHTOOL_ATTEMPT: String(attempt),
-      });
-      const prompt = f.prompt(story, attempt);
-      expect(prompt.startsWith(`# Working on Story ${story}: Story ${story}`)).toBe(true);
-      expect(invocation.promptFileContent).toBe(prompt);
-      // The prompt file is ralphtool's own, outside the work tree.
-      expect(invocation.env.RALPHTOOL_PROMPT_FILE?.startsWith(path.join(f.dir, '.git'))).toBe(true);
-    }
   });
 });

@@ -23,7 +23,7 @@ const NO_GIT_POINTERS = {
 /**
  * What every loop test works with: a repository holding one change, a scratch folder outside
  * it for the fake agent's scenario and logs, and the questions tests ask of both. The loop
- * tests (test/run) and the fault matrix (test/faults) build their worlds on it.
+ * tests (test/run, test/system/run) and the fault matrix (test/system/faults) build their worlds on it.
  */
 export class ChangeFixture {
   readonly scratch: string;

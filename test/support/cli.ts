@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { execProgram, type ExecResult } from '../../src/process/exec.js';
+import { refuseSpawnInContributorTier } from './tier-guard.js';
 
 /** The built CLI, as a user runs it (npm test builds it first). */
 export const CLI_PATH = path.resolve('dist/cli/main.js');
@@ -19,6 +20,7 @@ export async function runCli(
     input?: string;
   },
 ): Promise<CliRun> {
+  refuseSpawnInContributorTier('ralphtool as a process');
   const result = await execProgram(process.execPath, [CLI_PATH, ...args], {
     baseEnv: process.env,
     cwd: options.cwd,

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FaultWorld } from '../faults/support/world.js';
+import { FaultWorld } from '../system/faults/support/world.js';
 import type { Scenario, Step } from './fake-agent.js';
 import { FAKE_AGENT } from './fake-agent.js';
 import type { CliRun } from './cli.js';

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { CLI_PATH } from './cli.js';
+import { refuseSpawnInContributorTier } from './tier-guard.js';
 import { sleep } from './processes.js';
 
 export type EventJson = { type: string; [key: string]: unknown };
@@ -33,6 +34,7 @@ export class LiveCli {
     /** False: count `agent.message` events without keeping them (for floods of output). */
     private readonly keepMessages = true,
   ) {
+    refuseSpawnInContributorTier('ralphtool as a process');
     const full: Record<string, string> = {};
     for (const [key, value] of Object.entries({ ...process.env, NO_COLOR: '1', ...env })) {
       if (value !== undefined) full[key] = value;

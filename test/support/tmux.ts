@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { refuseSpawnInContributorTier } from './tier-guard.js';
 
 const EXIT_RECORDER = path.resolve('test/support/exit-recorder.mjs');
 
@@ -38,6 +39,7 @@ export class TmuxSession {
     argv: readonly string[],
     options: { cwd: string; env: Record<string, string>; width?: number; height?: number },
   ): TmuxSession {
+    refuseSpawnInContributorTier('a terminal under tmux');
     const envArgs = Object.entries(options.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const exitFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'ralphtool-tmux-')), 'exit');
     execFileSync('tmux', [

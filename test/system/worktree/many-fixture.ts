@@ -1,0 +1,57 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { runCli, type CliRun } from '../../support/cli.js';
+import { ChangeFixture } from '../../support/change-fixture.js';
+import { fakeAgentFlags, stories, type Scenario } from '../../support/fake-agent.js';
+import { LiveCli } from '../../support/live-cli.js';
+import { makeManyChangeRepo } from '../../support/temp-repo.js';
+
+/**
+ * Several changes in one repository for `run a b c` / `resume --all`: each change its own
+ * stories and its own fake-agent scenario (`{"changes": {…}}`, see the fake agent's header).
+ */
+export class ManyFixture extends ChangeFixture {
+  readonly changes: string[];
+
+  constructor(changes: Record<string, number>, extraFiles: Record<string, string> = {}) {
+    const names = Object.keys(changes);
+    const storyLists = Object.fromEntries(names.map((n) => [n, stories(changes[n] ?? 1, 1)]));
+    super(names[0] ?? 'none', makeManyChangeRepo(storyLists, extraFiles), 'ralphtool-many-');
+    this.changes = names;
+  }
+
+  /** One scenario per change. */
+  scenarios(byChange: Record<string, Scenario>): this {
+    writeFileSync(this.scenarioFile, JSON.stringify({ changes: byChange }));
+    return this;
+  }
+
+  /** `ralphtool <command> <args>` with the fake agent, waiting for it to end. */
+  cli(command: 'run' | 'resume', args: readonly string[], agent = true): Promise<CliRun> {
+    return runCli([command, ...args, ...(agent ? fakeAgentFlags() : [])], {
+      cwd: this.dir,
+      env: this.env(),
+      timeoutMs: 240_000,
+    });
+  }
+
+  /** `ralphtool <command> <args> --json` as a live process, for signals and kill -9. */
+  spawn(command: 'run' | 'resume', args: readonly string[]): LiveCli {
+    return new LiveCli([command, ...args, ...fakeAgentFlags(), '--json'], this.dir, this.env());
+  }
+
+  worktree(change: string): string {
+    return `${this.dir}.ralph/${change}`;
+  }
+
+  runState(change: string): Record<string, unknown> {
+    const file = `${this.dir}/.git/ralphtool/${change}/state.json`;
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  }
+
+  /** `ralphtool status --json`, parsed. */
+  async statusJson(): Promise<{ runs: Record<string, unknown>[] }> {
+    const result = await runCli(['status', '--json'], { cwd: this.dir, env: this.env() });
+    if (result.exitCode !== 0) throw new Error(`status failed: ${result.stderr}`);
+    return JSON.parse(result.stdout) as { runs: Record<string, unknown>[] };
+  }
+}
