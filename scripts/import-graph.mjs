@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Prints which folders of src/ import which (with how many import statements), and fails
-// (exit 1) when an import breaks scripts/layers.mjs or the folders form a cycle.
+// Prints which folders of src/ import which (with how many import statements), then the same
+// for the feature folders inside a layer (src/run/loop/, …), and fails (exit 1) when an import
+// breaks scripts/layers.mjs or the folders form a cycle.
 // Usage: node scripts/import-graph.mjs [--dot]
 import { readdirSync, readFileSync } from 'node:fs';
 import console from 'node:console';
 import { dirname, join, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { ALLOWED_IMPORTS, LAYERS } from './layers.mjs';
+import { ALLOWED_IMPORTS, FEATURE_IMPORTS, LAYERS } from './layers.mjs';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
@@ -22,7 +23,15 @@ function sourceFiles(dir) {
 
 const folderOf = (file) => relative(SRC, file).split('/')[0];
 
+/** The feature folder of a file inside a layer with features ('.' for the layer's top), or null. */
+const featureOf = (file) => {
+  const parts = relative(SRC, file).split('/');
+  if (FEATURE_IMPORTS[parts[0]] === undefined) return null;
+  return parts.length > 2 ? parts[1] : '.';
+};
+
 const edges = new Map(); // "from -> to" → count
+const featureEdges = new Map(); // "layer: from -> to" → count
 const violations = [];
 for (const file of sourceFiles(SRC)) {
   const from = folderOf(file);
@@ -30,6 +39,19 @@ for (const file of sourceFiles(SRC)) {
     const target = resolve(dirname(file), match[1]);
     if (!target.startsWith(SRC + '/')) continue; // the demo's project text, not an import
     const to = folderOf(target);
+    const [fromFeature, toFeature] = [featureOf(file), featureOf(target)];
+    if (to === from && fromFeature !== null && fromFeature !== toFeature) {
+      const key = `${from}: ${fromFeature} -> ${toFeature}`;
+      featureEdges.set(key, (featureEdges.get(key) ?? 0) + 1);
+      const features = FEATURE_IMPORTS[from];
+      if (features[fromFeature] === undefined) {
+        violations.push(`src/${from}/${fromFeature}/ is not in scripts/layers.mjs FEATURE_IMPORTS`);
+      } else if (!features[fromFeature].includes(toFeature)) {
+        violations.push(
+          `${relative(SRC, file)} imports ${match[1]} (${from}/${fromFeature} may not import ${from}/${toFeature})`,
+        );
+      }
+    }
     if (to === from || !LAYERS.includes(to)) continue;
     const key = `${from} -> ${to}`;
     edges.set(key, (edges.get(key) ?? 0) + 1);
@@ -75,6 +97,16 @@ if (process.argv.includes('--dot')) {
     const out = sorted.filter(([key]) => key.startsWith(`${layer} -> `));
     const list = out.map(([key, n]) => `${key.split(' -> ')[1]} (${n})`).join(', ');
     console.log(`${layer.padEnd(10)} -> ${list || '(nothing)'}`);
+  }
+  for (const [layer, features] of Object.entries(FEATURE_IMPORTS)) {
+    console.log(`\nthe features of ${layer}/ ('.' is what they share):`);
+    for (const feature of Object.keys(features)) {
+      const out = [...featureEdges.entries()]
+        .filter(([key]) => key.startsWith(`${layer}: ${feature} -> `))
+        .sort(([a], [b]) => a.localeCompare(b));
+      const list = out.map(([key, n]) => `${key.split(' -> ')[1]} (${n})`).join(', ');
+      console.log(`  ${feature.padEnd(10)} -> ${list || '(nothing)'}`);
+    }
   }
 }
 for (const v of violations) console.error(`import-graph: ${v}`);

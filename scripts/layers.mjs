@@ -33,3 +33,21 @@ export const ALLOWED_IMPORTS = {
 };
 
 export const LAYERS = Object.keys(ALLOWED_IMPORTS);
+
+/**
+ * The feature folders inside a layer, and which of them each may import ('.' is the layer's own
+ * top folder: what its features share). `npm run graph` prints their graph and fails on an
+ * import this table does not allow (docs/architecture.md, "The folders of `src/`").
+ * @type {Record<string, Record<string, readonly string[]>>}
+ */
+export const FEATURE_IMPORTS = {
+  run: {
+    '.': [],
+    unattended: ['.'],
+    loop: ['.', 'unattended'],
+    remote: ['.'],
+    status: ['.'],
+    launch: ['.', 'loop', 'remote', 'unattended'],
+    many: ['.', 'launch', 'status'],
+  },
+};

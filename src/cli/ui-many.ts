@@ -1,11 +1,11 @@
 import type { CompletionChoice } from '../core/events.js';
-import type { RunMode } from '../run/launch.js';
-import type { ManyRunHooks, ManyRunRequest, ManyRunResult } from '../run/many-types.js';
+import type { RunMode } from '../run/launch/launch.js';
+import type { ManyRunHooks, ManyRunRequest, ManyRunResult } from '../run/many/many-types.js';
 import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
 import type { ManyRunsHandle, ManyRunsHooks } from '../ui/controller.js';
 
-/** The multi-run engine (run/many.ts `runMany`), passed in so that tests can see its calls. */
+/** The multi-run engine (run/many/many.ts `runMany`), passed in so that tests can see its calls. */
 export type ManyEngine = (request: ManyRunRequest, hooks: ManyRunHooks) => Promise<ManyRunResult>;
 
 /** Several runs started from the UI, with what SIGTERM and SIGHUP need to know of them. */

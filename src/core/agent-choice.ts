@@ -1,7 +1,7 @@
 import type { LimitKind } from './events.js';
 
 // Which agent runs the next attempt when fallback agents are given (docs/contract.md, "Fallback
-// agents"). Pure: the loop (src/run/agent-roster.ts) gives it the clock and the records.
+// agents"). Pure: the loop (src/run/unattended/agent-roster.ts) gives it the clock and the records.
 
 /** An agent of the run and the model it is given (null: the agent's own). */
 export interface AgentSlot {

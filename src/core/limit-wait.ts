@@ -1,7 +1,7 @@
 import type { LimitKind } from './events.js';
 
 // How long a usage/rate limit or a transient API error is waited out (docs/contract.md, "Usage
-// limits"). Pure: the loop (src/run/limit-wait.ts) gives it the clock and does the waiting.
+// limits"). Pure: the loop (src/run/unattended/limit-wait.ts) gives it the clock and does the waiting.
 
 /**
  * Added to a reset time the agent reported. The reset comes from the API's clock, not ours, and

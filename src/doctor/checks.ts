@@ -1,5 +1,5 @@
 import { installHint } from '../agents/programs.js';
-import type { RunStatus } from '../run/status.js';
+import type { RunStatus } from '../run/status/status.js';
 import type { DoctorFacts, OpenSpecFacts, ProgramFacts, RepoFacts } from './facts.js';
 
 /** ok ✓, warn ! (worth knowing, `run` still works), fail ✗ (`run` with claude cannot work). */

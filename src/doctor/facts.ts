@@ -2,7 +2,7 @@ import type { AgentProgram } from '../agents/programs.js';
 import type { ChangeSummary } from '../core/change.js';
 import type { HeadPosition } from '../git/repo.js';
 import type { GitOperation } from '../git/status.js';
-import type { RunStatus } from '../run/status.js';
+import type { RunStatus } from '../run/status/status.js';
 
 /**
  * What `ralphtool doctor` found out about this machine and directory. Gathered by

@@ -8,7 +8,7 @@ import { headPosition, locateRepo } from '../git/repo.js';
 import { operationsInProgress, statusEntries } from '../git/status.js';
 import { execProgram } from '../process/exec.js';
 import { ProcessError } from '../process/process-error.js';
-import { collectRunStatuses } from '../run/status.js';
+import { collectRunStatuses } from '../run/status/status.js';
 import { listChanges } from '../openspec/changes.js';
 import { findOpenSpecRoot } from '../openspec/root.js';
 import type { DoctorFacts, OpenSpecFacts, ProgramFacts, RepoFacts } from './facts.js';

@@ -4,7 +4,7 @@ import { RuntimeError, UsageError } from '../core/errors.js';
 import { isZombie, processStartTime } from '../process/proc.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
 
-// Re-exported for run/session.ts and run/orchestrator.ts, which import it from here.
+// Re-exported for run/session.ts and run/loop/orchestrator.ts, which import it from here.
 export { processIdentity } from '../process/proc.js';
 
 /** Who holds a lock: enough to tell a live holder from one that died. */

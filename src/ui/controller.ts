@@ -60,7 +60,7 @@ export interface ManyRunsHandle {
   done: Promise<{ exitCode: number; runs: ManyRunsEnd[] }>;
 }
 
-/** How one of several runs ended (run/many-types.ts `ManyRunEnd`). */
+/** How one of several runs ended (run/many/many-types.ts `ManyRunEnd`). */
 export interface ManyRunsEnd {
   change: string;
   exitCode: number;
@@ -68,7 +68,7 @@ export interface ManyRunsEnd {
   error: string | null;
 }
 
-/** The merge check at the end of several runs (run/many-types.ts `MergeReport`). */
+/** The merge check at the end of several runs (run/many/many-types.ts `MergeReport`). */
 export interface UiMergeReport {
   against: string;
   checked: string[];

@@ -8,7 +8,7 @@ import { renderStatuses } from '../../src/cli/render/status.js';
 import type { RunEvent } from '../../src/core/events.js';
 import { notifyMessage } from '../../src/core/notify-message.js';
 import { plainStyle } from '../../src/format/style.js';
-import type { RunStatus } from '../../src/run/status.js';
+import type { RunStatus } from '../../src/run/status/status.js';
 
 const finished = (costUsd: number | null): Extract<RunEvent, { type: 'run.finished' }> => ({
   type: 'run.finished',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderStatuses } from '../../src/cli/render/status.js';
 import { plainStyle } from '../../src/format/style.js';
-import type { RunStatus } from '../../src/run/status.js';
+import type { RunStatus } from '../../src/run/status/status.js';
 
 const run = (costUsd: number): RunStatus => ({
   change: 'add-widgets',

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { CompletionChoice, TimedRunEvent } from '../../src/core/events.js';
 import { startManyFromUi } from '../../src/cli/ui-many.js';
-import type { ManyRunHooks, ManyRunRequest, ManyRunResult } from '../../src/run/many-types.js';
+import type { ManyRunHooks, ManyRunRequest, ManyRunResult } from '../../src/run/many/many-types.js';
 import { toRunOptions } from '../../src/cli/run-flags.js';
 
 /**
  * The bridge between the dashboard and the multi-run engine: the choices the UI sends per
  * change or for all answer the engine's `chooseCompletion` whenever it asks (before or after
  * the answer is given), a quit answers "none", and what the engine tells reaches the UI. The
- * engine here is a script of the calls runMany makes (run/many.ts), so the order is the test's.
+ * engine here is a script of the calls runMany makes (run/many/many.ts), so the order is the test's.
  */
 function bridge() {
   let hooks: ManyRunHooks | null = null;

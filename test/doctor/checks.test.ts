@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plainStyle } from '../../src/format/style.js';
-import type { RunStatus } from '../../src/run/status.js';
+import type { RunStatus } from '../../src/run/status/status.js';
 import {
   doctorChecks,
   doctorExitCode,

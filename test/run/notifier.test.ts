@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
-import { createNotifier, type NotifierConfig } from '../../src/run/notify.js';
+import { createNotifier, type NotifierConfig } from '../../src/run/unattended/notify.js';
 import { eventually, quote } from './helpers.js';
 
 const RECORDER = path.resolve('test/fixtures/notify/record.mjs');

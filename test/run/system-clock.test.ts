@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/run/system-clock.js';
+import { systemClock } from '../../src/run/loop/system-clock.js';
 
-// The clock ralphtool runs on (src/run/system-clock.ts): the in-process tests give the loop a
+// The clock ralphtool runs on (src/run/loop/system-clock.ts): the in-process tests give the loop a
 // moving one, so what the real one promises is checked here.
 
 describe('the system clock', () => {

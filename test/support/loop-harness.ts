@@ -8,8 +8,8 @@ import {
   UNATTENDED_DEFAULTS,
   type RunOptions,
 } from '../../src/run/options.js';
-import { driveLoop } from '../../src/run/launch.js';
-import type { LoopSetup } from '../../src/run/orchestrator.js';
+import { driveLoop } from '../../src/run/launch/launch.js';
+import type { LoopSetup } from '../../src/run/loop/orchestrator.js';
 import type { AgentFormat } from './fake-agent-script.mjs';
 import { LoopFixture } from './loop-fixture.js';
 import { MovingClock } from './moving-clock.js';

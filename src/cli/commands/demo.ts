@@ -8,7 +8,7 @@ import { listAttemptRefs } from '../../checkpoint/attempt-refs.js';
 import { headPosition, locateRepo } from '../../git/repo.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { ralphBranch } from '../../checkpoint/paths.js';
-import { collectRunStatuses } from '../../run/status.js';
+import { collectRunStatuses } from '../../run/status/status.js';
 import { readChange } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';

@@ -1,9 +1,9 @@
 import { ON_PATH, reachable } from '../../core/reach.js';
 import { QuitNow, UsageError } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
-import { launchRun, type RunMode } from '../../run/launch.js';
+import { launchRun, type RunMode } from '../../run/launch/launch.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
-import { createNotifier } from '../../run/notify.js';
+import { createNotifier } from '../../run/unattended/notify.js';
 import { gateAgentChatter } from '../../run/output-gate.js';
 import { askCompletionChoice } from '../completion-prompt.js';
 import { stopWhenOutputCloses } from '../closed-output.js';

@@ -3,7 +3,7 @@ import { ON_PATH, type Reach } from '../../core/reach.js';
 import type { Style } from '../../format/style.js';
 import { oneLine } from '../../format/text.js';
 import { formatCost } from '../../format/units.js';
-import type { ManyRunResult, MergeReport } from '../../run/many-types.js';
+import type { ManyRunResult, MergeReport } from '../../run/many/many-types.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
 import { renderMergeReport } from './merge-report.js';
 import { ProgressPrinter } from './progress.js';

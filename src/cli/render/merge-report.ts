@@ -1,4 +1,4 @@
-import type { MergeConflict, MergeReport } from '../../run/many-types.js';
+import type { MergeConflict, MergeReport } from '../../run/many/many-types.js';
 import { oneLine } from '../../format/text.js';
 
 /** At most this many colliding files named in a line; the rest counted. */

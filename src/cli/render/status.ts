@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../run/status.js';
+import type { RunStatus } from '../../run/status/status.js';
 import type { Style } from '../../format/style.js';
 import { limitName } from '../../core/limit-wait.js';
 import { clockTime } from '../../format/clock.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postNotification } from '../../../src/run/notify-post.js';
+import { postNotification } from '../../../src/run/unattended/notify-post.js';
 import { RunFixture, single, stories, succeed } from '../../run/helpers.js';
 
 /** A request the local server got. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPaths } from '../../../src/checkpoint/paths.js';
 import { writeRunState, type RunState } from '../../../src/checkpoint/state.js';
-import { checkMerges } from '../../../src/run/merge-check.js';
+import { checkMerges } from '../../../src/run/many/merge-check.js';
 import { cleanGitEnv, makeTempRepo, type TempRepo } from '../../support/temp-repo.js';
 
 let repo: TempRepo | undefined;

@@ -12,7 +12,7 @@ const dist = (file) => pathToFileURL(path.resolve('dist', file)).href;
 const { locateRepo } = await import(dist('git/repo.js'));
 const { engineContext } = await import(dist('checkpoint/run-git.js'));
 const { remoteContext } = await import(dist('git/remote.js'));
-const { acquireClaim } = await import(dist('run/remote-claim.js'));
+const { acquireClaim } = await import(dist('run/remote/remote-claim.js'));
 
 const [dir, remote, change] = process.argv.slice(2);
 const engine = { timeoutMs: 60_000, baseEnv: process.env };

@@ -1,0 +1,275 @@
+import { existsSync } from 'node:fs';
+import { createBackend } from '../../agents/index.js';
+import { assertRunPreflight } from '../../agents/preflight.js';
+import type { Change } from '../../core/change.js';
+import { countStories } from '../../core/change.js';
+import { RuntimeError, UsageError } from '../../core/errors.js';
+import type { RunEvent } from '../../core/events.js';
+import { openRun, startRun, type CheckpointRun, type ForcedSave } from '../../checkpoint/index.js';
+import { ralphBranch } from '../../checkpoint/paths.js';
+import { changePaths, readChange } from '../../openspec/changes.js';
+import { findOpenSpecRoot } from '../../openspec/root.js';
+import type { AccountPause } from '../account-pause.js';
+import { ensureLearningsFile } from '../loop/learnings.js';
+import {
+  openWorktreePlace,
+  prepareWorktreeStart,
+  recordedHome,
+  type WorktreePlace,
+} from './launch-worktree.js';
+import type { RunOptions } from '../options.js';
+import { fallbackBackends } from '../unattended/fallback-backends.js';
+import {
+  runLoop,
+  type ChooseCompletion,
+  type LoopDeps,
+  type LoopResult,
+} from '../loop/orchestrator.js';
+import { assertAnswerFits } from '../question.js';
+import { pushTarget, RemoteSession } from '../remote/remote-session.js';
+import { fetchRunFrom } from '../../remote/fetch-run.js';
+import { repairNotice } from '../repair-notice.js';
+import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
+import { promptPaths, storiesReader, verifyPlan } from '../setup.js';
+
+export type RunMode = 'start' | 'resume';
+
+export interface LaunchRequest {
+  cwd: string;
+  change: string;
+  options: RunOptions;
+  mode: RunMode;
+  /** The environment agents inherit (and where RALPHTOOL_CLAUDE_BIN is read). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface LaunchHooks {
+  emit: (event: RunEvent) => void;
+  chooseCompletion: ChooseCompletion;
+  stop: AbortSignal;
+  /** One-line notes for the user that are not events (lock taken over, repair done). */
+  notice: (message: string) => void;
+  /** Told the run once it exists (the UI reads its branches and transcripts folder). */
+  onRun?: (run: CheckpointRun) => void;
+  /** Several runs in one process: the usage-limit pause they share (run/unattended/account-pause.ts). */
+  accountPause?: AccountPause;
+  /**
+   * Several runs in one process: their worktree starts one at a time (`git worktree add` reads
+   * every worktree's files, and fails on one another run is creating at that moment); resolves
+   * with the way out.
+   */
+  enterStart?: () => Promise<() => void>;
+}
+
+/**
+ * Everything `run` and `resume` do around the loop: read the change, check the agent,
+ * take the locks, start or reopen the recorded run, then drive the loop. Refusals are
+ * thrown before anything changes; the locks are released whatever happens.
+ */
+export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise<number> {
+  const { options } = req;
+  if (req.mode === 'resume' && options.force) {
+    throw new UsageError('--force is only for `ralphtool run`');
+  }
+  const specRoot = findOpenSpecRoot(req.cwd);
+  if (req.mode === 'start') {
+    const change = await readChange(specRoot, req.change);
+    if (!hasWorkLeft(change, specRoot, hooks.notice)) return 0;
+  }
+  const agentCommand = options.agentCommand ?? undefined;
+  const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
+  // A relative agent program is where the user typed it from (-C or the current directory).
+  assertRunPreflight({ ...agent, verify: options.verify }, req.env, req.cwd);
+  const backend = createBackend(
+    { ...agent, ...(options.model ? { model: options.model } : {}), baseDir: req.cwd },
+    req.env,
+  );
+  const backendFor = fallbackBackends(options, req.env, req.cwd);
+  // Each fallback agent's program is checked like the primary's (a resume's recorded ones, as
+  // the loop starts: they are only known once the run is read).
+  for (const fallback of options.fallbacks ?? []) backendFor(fallback);
+
+  const where = {
+    specRoot,
+    change: req.change,
+    timeoutMs: options.commandTimeoutMs,
+    env: req.env,
+  };
+  // A run in a worktree of its own locks that worktree, not the user's work tree it came from.
+  const recorded = req.mode === 'resume' ? await recordedHome(where) : null;
+  const inWorktree = req.mode === 'start' ? options.worktree : recorded !== null;
+  const locks = await lockSession(specRoot, req.change, options.commandTimeoutMs, req.env, {
+    workTree: !inWorktree,
+  });
+  let place: WorktreePlace | null = null;
+  let leaveStart: (() => void) | undefined;
+  let remote: RemoteSession | null = null;
+  try {
+    for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
+    // Claimed before anything changes: another machine's run of the change is a refusal.
+    const pushTo = await pushTarget(req.mode, options.push ?? options.from, where);
+    if (pushTo !== null) {
+      remote = await RemoteSession.open({
+        remote: pushTo,
+        change: req.change,
+        cwd: specRoot,
+        commandTimeoutMs: options.commandTimeoutMs,
+        claimTtlMs: options.claimTtlMs,
+        env: req.env,
+        notice: hooks.notice,
+      });
+    }
+    // `resume --from`: the run recorded on the remote becomes this machine's, once claimed.
+    if (req.mode === 'resume' && options.from !== null) {
+      const fetched = await fetchRunFrom({
+        cwd: specRoot,
+        remote: options.from,
+        change: req.change,
+        timeoutMs: options.commandTimeoutMs,
+        env: req.env,
+        command: 'resume',
+      });
+      for (const note of fetched.notes) hooks.notice(note);
+      if (remote !== null) remote.remoteProgress = fetched.remoteProgress;
+    }
+    let run: CheckpointRun;
+    if (req.mode === 'start') {
+      const start = {
+        cwd: specRoot,
+        change: req.change,
+        timeoutMs: options.commandTimeoutMs,
+        baseEnv: req.env,
+        force: options.force,
+        onForced: (saved: ForcedSave) =>
+          hooks.emit({
+            type: 'run.forced',
+            branch: ralphBranch(req.change),
+            oldSha: saved.oldSha,
+            savedRef: saved.branchRef,
+            attemptRefs: saved.attemptRefs,
+          }),
+      };
+      if (options.worktree) leaveStart = await hooks.enterStart?.();
+      if (options.worktree) {
+        const prepared = await prepareWorktreeStart(
+          { ...where, keepWorktree: options.keepWorktree },
+          hooks.notice,
+        );
+        place = prepared;
+        run = await startRun({
+          ...start,
+          cwd: prepared.specRoot,
+          home: { home: prepared.home, head: prepared.homeHead },
+        }).catch(async (error: unknown) => {
+          await prepared.undo();
+          throw error;
+        });
+      } else {
+        run = await startRun(start);
+      }
+    } else {
+      if (recorded !== null) {
+        // Recreating a missing worktree is a `git worktree add` too: one at a time.
+        leaveStart = await hooks.enterStart?.();
+        place = await openWorktreePlace(recorded, where, hooks.notice);
+      }
+      run = await reopen(place?.specRoot ?? specRoot, req.change, options, req.env, hooks.notice);
+    }
+    leaveStart?.();
+    hooks.onRun?.(run);
+    if ((run.state.remote?.push ?? null) !== pushTo) await run.recordRemote(pushTo);
+    const emit = remote === null ? hooks.emit : remote.attach(run, hooks.emit);
+    const lost = remote?.lost;
+    const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
+      run,
+      backend,
+      backendFor,
+      emit,
+      // A claim lost to another machine stops the run at once and leaves it recorded.
+      chooseCompletion: (outcome) =>
+        lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome),
+      stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
+      notice: hooks.notice,
+      ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
+    });
+    const lostMessage = remote?.lostMessage ?? null;
+    if (lostMessage !== null) throw new RuntimeError(lostMessage);
+    return result.exitCode;
+  } finally {
+    leaveStart?.();
+    await remote?.end();
+    await place?.lock.release();
+    await locks.release();
+    await locks.forgetIfUnused();
+  }
+}
+
+/**
+ * The loop on a recorded run: reads the change (after a resume's repair, so from the
+ * checkpoint, not the user's branch), makes sure the learnings file exists, and runs it.
+ */
+export async function driveLoop(
+  specRoot: string,
+  changeName: string,
+  options: RunOptions,
+  env: NodeJS.ProcessEnv,
+  deps: LoopDeps,
+): Promise<LoopResult> {
+  const change = await readChange(specRoot, changeName);
+  await ensureLearningsFile(deps.run.paths.learnings);
+  return runLoop(
+    {
+      repoRoot: deps.run.repo.root,
+      change,
+      paths: promptPaths(deps.run.repo.root, specRoot, change),
+      options,
+      env,
+      verify: verifyPlan(options.verify, [deps.run.repo.root, specRoot]),
+      rereadStories: storiesReader(specRoot, change.name),
+    },
+    deps,
+  );
+}
+
+function hasWorkLeft(change: Change, specRoot: string, notice: (message: string) => void): boolean {
+  const stories = countStories(change.stories);
+  if (stories.total === 0 && !existsSync(changePaths(specRoot, change.name).tasksPath)) {
+    throw new UsageError(
+      `${change.path} has no tasks.md: write the change's tasks there first (\`openspec instructions tasks --change ${change.name}\` explains how)`,
+    );
+  }
+  if (stories.total === 0) {
+    throw new UsageError(
+      `${change.path}/tasks.md has no tasks (no "- [ ]" lines): add tasks first (\`ralphtool show ${change.name}\`)`,
+    );
+  }
+  if (stories.done === stories.total) {
+    notice(`all ${stories.total} stories of ${change.name} are complete: nothing to do`);
+    return false;
+  }
+  return true;
+}
+
+/** Resume: the recorded run, its dead agent stopped, a half-done attempt saved and reverted. */
+async function reopen(
+  specRoot: string,
+  change: string,
+  options: RunOptions,
+  baseEnv: NodeJS.ProcessEnv,
+  notice: (message: string) => void,
+): Promise<CheckpointRun> {
+  const run = await openRun({
+    cwd: specRoot,
+    change,
+    timeoutMs: options.commandTimeoutMs,
+    baseEnv,
+  });
+  assertResumable(run.state, 'resume');
+  assertAnswerFits(run.state, options.answer);
+  if (killOrphanedAgent(run.state)) notice('stopped the agent the interrupted run left running');
+  await run.claim(process.pid);
+  if (options.answer !== null) await run.recordAnswer(options.answer);
+  const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
+  if (repaired !== null) notice(repaired);
+  return run;
+}

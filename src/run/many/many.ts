@@ -1,0 +1,105 @@
+import { RalphError } from '../../core/errors.js';
+import type { CompletionChoice, RunOutcome } from '../../core/events.js';
+import { mostSeriousExit } from '../../core/many-exit.js';
+import { ralphBranch } from '../../checkpoint/paths.js';
+import { AccountPause } from '../account-pause.js';
+import { launchRun } from '../launch/launch.js';
+import { EndBarrier, Semaphore, SerialQueue } from './many-sync.js';
+import type { ManyRunEnd, ManyRunHooks, ManyRunRequest, ManyRunResult } from './many-types.js';
+import { checkMerges } from './merge-check.js';
+
+/**
+ * Several runs in one ralphtool process (docs/contract.md, "Several changes at once"): up to
+ * `parallel` loops at once, each change in a worktree of its own. One run's refusal or crash
+ * ends that run only. No completion choice is applied before every loop has ended: then the
+ * merge check, once, then each run's choice, one run after another (every cleanup writes into
+ * the user's work tree).
+ */
+export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise<ManyRunResult> {
+  const slots = new Semaphore(Math.max(1, req.parallel));
+  const barrier = new EndBarrier(req.changes.length);
+  const completions = new SerialQueue();
+  // Every run of the same agent kind shares the account: one run's limit wait holds the others.
+  const pause = new AccountPause();
+  // Worktree starts one at a time: a `git worktree add` fails on one being added beside it.
+  const starts = new SerialQueue();
+
+  let mergeChecked: Promise<void> | null = null;
+  const afterAllLoops = (): Promise<void> => {
+    mergeChecked ??= barrier.allEnded().then(() => runMergeCheck(req, hooks));
+    return mergeChecked;
+  };
+
+  const one = async (change: string): Promise<ManyRunEnd> => {
+    const release = await slots.acquire();
+    // Once its loop has ended a run no longer works: its slot goes to the next change.
+    let ended = false;
+    const loopEnded = (): void => {
+      if (ended) return;
+      ended = true;
+      release();
+      barrier.arrive();
+    };
+    const stop = new AbortController();
+    const chain = (): void => stop.abort();
+    if (hooks.stop.aborted) stop.abort();
+    else hooks.stop.addEventListener('abort', chain, { once: true });
+    let finishCompletion: (() => void) | null = null;
+    const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
+      loopEnded();
+      await afterAllLoops();
+      // Held until this run's launch has settled: its cleanup is done by then.
+      finishCompletion = await completions.enter();
+      return hooks.chooseCompletion(change, outcome);
+    };
+    try {
+      if (stop.signal.aborted) return { change, exitCode: 130, error: 'stopped before it began' };
+      const exitCode = await launchRun(
+        {
+          cwd: req.cwd,
+          change,
+          options: { ...req.options, worktree: true },
+          mode: req.mode,
+          env: req.env,
+        },
+        {
+          emit: (event) => hooks.emit(change, event),
+          chooseCompletion,
+          stop: stop.signal,
+          notice: (message) => hooks.notice(change, message),
+          accountPause: pause,
+          enterStart: () => starts.enter(),
+        },
+      );
+      return { change, exitCode, error: null };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // A bug (not a RalphError) still ends only this run; it counts as a runtime failure.
+      const exitCode = error instanceof RalphError ? error.exitCode : 1;
+      return { change, exitCode, error: message };
+    } finally {
+      hooks.stop.removeEventListener('abort', chain);
+      loopEnded();
+      (finishCompletion as (() => void) | null)?.();
+    }
+  };
+
+  const runs = await Promise.all(req.changes.map(one));
+  return { exitCode: mostSeriousExit(runs.map((r) => r.exitCode)), runs };
+}
+
+/** The merge check of every run's branch; a failure of the check itself is a notice, not an end. */
+async function runMergeCheck(req: ManyRunRequest, hooks: ManyRunHooks): Promise<void> {
+  try {
+    const report = await checkMerges({
+      cwd: req.cwd,
+      timeoutMs: req.options.commandTimeoutMs,
+      env: req.env,
+      runs: req.changes.map((change) => ({ change, branch: ralphBranch(change) })),
+    });
+    hooks.mergeChecked(report);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    hooks.notice(null, `the merge check failed (${message}); each run's choice follows`);
+  }
+}

@@ -1,0 +1,255 @@
+import { hostname } from 'node:os';
+import type { RunEvent, RunEventType } from '../../core/events.js';
+import { messageOf } from '../../core/error-details.js';
+import type { GitContext } from '../../git/git.js';
+import type { RunPaths } from '../../checkpoint/paths.js';
+import { readFile } from 'node:fs/promises';
+import { parseRunState, type RunState } from '../../checkpoint/state.js';
+import { ralphBranch } from '../../checkpoint/paths.js';
+import { branchSha } from '../../git/repo.js';
+import { claimRef, runRefspecs } from '../../remote/names.js';
+import { currentProgress, pushRun } from '../../remote/push.js';
+import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
+import type { Secret } from '../../remote/redact.js';
+
+// `--push <remote>` (docs/contract.md, "Every step on the remote"): after the start, each
+// attempt's start, each checkpoint and each saved attempt, the run's refs and its record are
+// pushed. The loop never waits for a push; pushes run one at a time, requests made meanwhile
+// are folded into the next one, and a failure is retried with a growing pause and reported,
+// never the run's end. `run.finished` is held until the last push has been tried, so that it
+// stays the last event and the process does not end before the remote has the run's end.
+
+/** The events after which the remote gets the run's refs and record. */
+export const PUSHED_AFTER: ReadonlySet<RunEventType> = new Set<RunEventType>([
+  'run.started',
+  'story.started',
+  'checkpoint.created',
+  'checkpoint.reverted',
+  'story.blocked',
+  'story.exhausted',
+  'limit.reached',
+  'agent.limited',
+  'run.finished',
+]);
+
+/** Pauses after failed pushes: doubling from the first, never longer than the last. */
+export const PUSH_BACKOFF = { firstMs: 2_000, maxMs: 5 * 60_000 } as const;
+
+export interface RemoteSyncConfig {
+  remote: string;
+  change: string;
+  /** The repository's context for remote verbs (git/remote.ts remoteContext). */
+  ctx: GitContext;
+  paths: RunPaths;
+  /** Where events go on. */
+  next: (event: RunEvent) => void;
+  backoff?: { firstMs: number; maxMs: number };
+  /** The claim commit this machine holds now: every push is refused once it is not the remote's. */
+  claimSha?: () => string;
+  /** Runs a push when no other push of this machine (a heartbeat) is under way. */
+  exclusive?: <T>(push: () => Promise<T>) => Promise<T>;
+  /** Values never written into the record (remote/redact.ts), read before each record. */
+  secrets?: () => Promise<readonly Secret[]>;
+  /** The remote holds a progress save already (another machine's): the first push drops it. */
+  progressOnRemote?: boolean;
+  /** A push was refused on the claim: the session checks whether it was lost. */
+  onClaimRefused?: () => void;
+  /** How long a push waits while the record says a git sequence is half-way. */
+  settleMs?: number;
+}
+
+export interface RemoteSync {
+  /** Passes the event on (a `run.finished` once the last push has been tried) and pushes after it. */
+  emit: (event: RunEvent) => void;
+  /** Pushes what is not on the remote yet, now; resolves when that push has been tried. */
+  flush: () => Promise<boolean>;
+  /** Resolves when no push is running or waiting and a held `run.finished` is passed on. */
+  settled: () => Promise<void>;
+  /** No more retries (the process is ending). */
+  close: () => void;
+  /** A push of what is there now (the attempt in progress was saved). */
+  request: () => void;
+  /** No more pushes at all (the claim was lost: the remote's refs are another machine's now). */
+  disable: () => void;
+}
+
+export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
+  const backoff = config.backoff ?? PUSH_BACKOFF;
+  let wanted = 0; // requests made
+  let done = 0; // requests covered by a successful push
+  let running: Promise<void> | null = null;
+  let failures = 0;
+  let retry: NodeJS.Timeout | null = null;
+  let closed = false;
+  let disabled = false;
+  let held: RunEvent | null = null;
+  let finalPush = false;
+  let progressOnRemote = config.progressOnRemote === true;
+
+  const pushOnce = async (): Promise<void> => {
+    const covering = wanted;
+    try {
+      const quiet = await readQuietState(config.paths.state, config.settleMs ?? 5_000);
+      if (quiet === null) {
+        // No run recorded (any more): nothing to push, and nothing to wait for.
+        done = Math.max(done, covering);
+        return;
+      }
+      await writeRecord(
+        config.ctx,
+        config.paths,
+        {
+          format: RECORD_FORMAT,
+          change: config.change,
+          host: hostname(),
+          writtenAt: new Date().toISOString(),
+          stateText: quiet.text,
+        },
+        (await config.secrets?.()) ?? [],
+      );
+      const progress = await currentProgress(config.ctx, config.change, quiet.state);
+      const exclusive = config.exclusive ?? (<T>(push: () => Promise<T>) => push());
+      // The claim's sha is read once no heartbeat is moving it: the lease is the one on the remote.
+      const pushed = await exclusive(() =>
+        pushRun(config.ctx, config.remote, config.change, {
+          branchAt: quiet.state.checkpointSha,
+          progress: progress !== null ? { push: progress } : progressOnRemote ? 'delete' : null,
+          ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
+        }),
+      );
+      if (!pushed.ok) {
+        if (pushed.refs.some((r) => r.flag === '!' && r.dst === claimRef(config.change))) {
+          config.onClaimRefused?.();
+        }
+        throw new Error(pushed.message);
+      }
+      done = Math.max(done, covering);
+      progressOnRemote = progress !== null;
+      config.next({
+        type: 'remote.pushed',
+        remote: config.remote,
+        refs: pushed.refs.filter((r) => r.flag !== '=').length,
+        ...(failures > 0 ? { caughtUpAfter: failures } : {}),
+      });
+      failures = 0;
+    } catch (error) {
+      failures += 1;
+      const retryInMs = Math.min(backoff.maxMs, backoff.firstMs * 2 ** (failures - 1));
+      config.next({
+        type: 'remote.push-failed',
+        remote: config.remote,
+        message: messageOf(error),
+        failures,
+        retryInMs: closed || finalPush ? null : retryInMs,
+        refspecs: runRefspecs(config.change, await branchExists()).map((r) => `${r.src}:${r.dst}`),
+      });
+      if (!closed && !finalPush) scheduleRetry(retryInMs);
+    }
+  };
+
+  /** Whether `ralph/<change>` is still here (a cleanup deletes it: then it is not pushed). */
+  const branchExists = async (): Promise<boolean> =>
+    (await branchSha(config.ctx, ralphBranch(config.change)).catch(() => null)) !== null;
+
+  const scheduleRetry = (ms: number): void => {
+    if (retry !== null) return;
+    retry = setTimeout(() => {
+      retry = null;
+      kick().catch(() => undefined); // pushOnce reports its own failures
+    }, ms);
+    retry.unref();
+  };
+
+  const kick = (): Promise<void> => {
+    if (running !== null) return running;
+    if (done >= wanted || disabled) return Promise.resolve();
+    running = (async () => {
+      try {
+        // While a push runs, new requests wait for it, then the next push covers them all.
+        while (done < wanted && !disabled && !(failures > 0 && retry !== null)) {
+          const before = failures;
+          await pushOnce();
+          if (failures > before) break;
+        }
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+
+  const flush = async (): Promise<boolean> => {
+    if (wanted === done) wanted += 1;
+    if (retry !== null) {
+      clearTimeout(retry);
+      retry = null;
+    }
+    await running;
+    await kick();
+    return done >= wanted;
+  };
+
+  const passFinished = (): void => {
+    if (held === null) return;
+    const event = held;
+    held = null;
+    config.next(event);
+  };
+
+  return {
+    emit: (event) => {
+      if (event.type === 'run.finished') {
+        held = event;
+        wanted += 1;
+        return;
+      }
+      config.next(event);
+      if (PUSHED_AFTER.has(event.type)) {
+        wanted += 1;
+        if (retry === null) kick().catch(() => undefined);
+      }
+    },
+    flush,
+    settled: async () => {
+      // The run's end: one last push whatever was pushed before (its state is the final one).
+      finalPush = true;
+      if (!disabled) await flush();
+      passFinished();
+      await running;
+    },
+    request: () => {
+      wanted += 1;
+      if (retry === null) kick().catch(() => undefined);
+    },
+    disable: () => {
+      disabled = true;
+      closed = true;
+      if (retry !== null) clearTimeout(retry);
+      retry = null;
+    },
+    close: () => {
+      closed = true;
+      if (retry !== null) clearTimeout(retry);
+      retry = null;
+    },
+  };
+}
+
+/**
+ * Reads the run state, waiting (briefly) while it records a git sequence half-way: a record
+ * pushed then would name a checkpoint the branch has already left, or one it has not reached
+ * yet. Returns the text read (the record holds exactly it) and what it says.
+ */
+async function readQuietState(
+  stateFile: string,
+  settleMs: number,
+): Promise<{ text: string; state: RunState } | null> {
+  const until = Date.now() + settleMs;
+  for (;;) {
+    const text = await readFile(stateFile, 'utf8').catch(() => null);
+    if (text === null) return null;
+    const state = parseRunState(text, stateFile);
+    if (state.step === null || Date.now() >= until) return { text, state };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
