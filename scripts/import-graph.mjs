@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Prints which folders of src/ import which (with how many import statements), then the same
 // for the feature folders inside a layer (src/run/loop/, …), and fails (exit 1) when an import
-// breaks scripts/layers.mjs or the folders form a cycle.
+// breaks scripts/layers.mjs, the folders form a cycle, or docs/architecture.md does not name a
+// file of src/.
 // Usage: node scripts/import-graph.mjs [--dot]
 import { readdirSync, readFileSync } from 'node:fs';
 import console from 'node:console';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { ALLOWED_IMPORTS, FEATURE_IMPORTS, LAYERS } from './layers.mjs';
@@ -65,6 +66,17 @@ const unknown = [...new Set(sourceFiles(SRC).map(folderOf))].filter(
   (f) => !LAYERS.includes(f) && !f.includes('.'),
 );
 for (const folder of unknown) violations.push(`src/${folder}/ is not in scripts/layers.mjs`);
+
+// docs/architecture.md is the map: every file of src/ is named there, so a new one gets its line.
+const map = readFileSync(resolve(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+for (const file of sourceFiles(SRC)) {
+  const name = basename(file);
+  if (!map.includes(`\`${name}\``) && !map.includes(`/${name}\``)) {
+    violations.push(
+      `src/${relative(SRC, file)} is not named in docs/architecture.md (add it to the map)`,
+    );
+  }
+}
 
 // A cycle between folders: depth-first search over the folder graph.
 const next = new Map(LAYERS.map((l) => [l, []]));
