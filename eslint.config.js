@@ -28,6 +28,16 @@ const layerRules = LAYERS.map((layer) => {
                   },
                 ]
               : []),
+            // The checkpoint engine's outside users go through its index (the engine's files are
+            // its own to rearrange).
+            ...(layer !== 'checkpoint' && ALLOWED_IMPORTS[layer]?.includes('checkpoint')
+              ? [
+                  {
+                    regex: '^(\\.\\./)+checkpoint/(?!index\\.js$)',
+                    message: `import the checkpoint engine through src/checkpoint/index.ts (docs/architecture.md).`,
+                  },
+                ]
+              : []),
             ...(pure
               ? [
                   {

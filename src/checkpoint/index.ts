@@ -21,3 +21,30 @@ export { startRun } from './start.js';
 export type { StartOptions } from './start.js';
 export type { ForcedSave } from './forced-save.js';
 export type { GitOperation, StatusEntry } from '../git/status.js';
+export { listAttemptRefs } from './attempt-refs.js';
+export { snapshotHome } from './home-snapshot.js';
+export {
+  attemptRef,
+  attemptRefPrefix,
+  promptFile,
+  ralphBranch,
+  runPaths,
+  runsRoot,
+  transcriptFile,
+} from './paths.js';
+export type { RunPaths } from './paths.js';
+export { progressRef, progressSubject } from './progress.js';
+export { isKeptIncomplete } from './records.js';
+export { recreateRunWorktree } from './recreate-worktree.js';
+export { engineContext, notInRepo } from './run-git.js';
+export { createRunWorktree, removeFreshWorktree, removeRunWorktree } from './run-worktree.js';
+export { refuseRecordedRun } from './start.js';
+export {
+  parseRunState,
+  readRunState,
+  runStateExists,
+  unreadableWayOut,
+  writeRunState,
+} from './state.js';
+export type { RunHome, RunState } from './state.js';
+export { holderOf, isRunWorktree, listWorktrees, runWorktreeRoot } from './worktrees.js';

@@ -1,4 +1,4 @@
-import { attemptRefPrefix, ralphBranch } from '../checkpoint/paths.js';
+import { attemptRefPrefix, ralphBranch } from '../checkpoint/index.js';
 import { assertValidChangeName } from '../core/change-name.js';
 
 // The refs a run shares through a remote (docs/contract.md, "Beyond one machine"). Every name

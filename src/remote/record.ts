@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunPaths } from '../checkpoint/paths.js';
+import type { RunPaths } from '../checkpoint/index.js';
 import { commitTree } from '../git/commit.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
 import { recordRef } from './names.js';

@@ -1,5 +1,5 @@
 import { RuntimeError } from '../core/errors.js';
-import { parseRunState, type RunState } from '../checkpoint/state.js';
+import { parseRunState, type RunState } from '../checkpoint/index.js';
 import { git, type GitContext } from '../git/git.js';
 import { fetchRefs, listRemoteRefs } from '../git/remote.js';
 import { CLAIM_FILE, type ClaimInfo } from './claim.js';

@@ -1,7 +1,7 @@
 import { ON_PATH, reachable } from '../../core/reach.js';
 import path from 'node:path';
 import { locateRepo } from '../../git/repo.js';
-import { engineContext, notInRepo } from '../../checkpoint/run-git.js';
+import { engineContext, notInRepo } from '../../checkpoint/index.js';
 import { remoteContext } from '../../git/remote.js';
 import { listRemoteRuns } from '../../remote/remote-runs.js';
 import { remoteTimeoutMs } from '../../run/remote/remote-session.js';

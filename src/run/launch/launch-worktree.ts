@@ -1,17 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { engineContext, notInRepo } from '../../checkpoint/run-git.js';
-import { runPaths } from '../../checkpoint/paths.js';
-import { createRunWorktree, removeFreshWorktree } from '../../checkpoint/run-worktree.js';
-import { recreateRunWorktree } from '../../checkpoint/recreate-worktree.js';
-import { refuseRecordedRun } from '../../checkpoint/start.js';
+import { engineContext, notInRepo } from '../../checkpoint/index.js';
+import { runPaths } from '../../checkpoint/index.js';
+import { createRunWorktree, removeFreshWorktree } from '../../checkpoint/index.js';
+import { recreateRunWorktree } from '../../checkpoint/index.js';
+import { refuseRecordedRun } from '../../checkpoint/index.js';
 import {
   readRunState,
   runStateExists,
   type RunHome,
   type RunState,
-} from '../../checkpoint/state.js';
+} from '../../checkpoint/index.js';
 import type { GitContext } from '../../git/git.js';
 import { headPosition, locateRepo, type HeadPosition, type RepoLocation } from '../../git/repo.js';
 import { statusEntries } from '../../git/status.js';

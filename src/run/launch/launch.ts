@@ -6,7 +6,7 @@ import { countStories } from '../../core/change.js';
 import { RuntimeError, UsageError } from '../../core/errors.js';
 import type { RunEvent } from '../../core/events.js';
 import { openRun, startRun, type CheckpointRun, type ForcedSave } from '../../checkpoint/index.js';
-import { ralphBranch } from '../../checkpoint/paths.js';
+import { ralphBranch } from '../../checkpoint/index.js';
 import { changePaths, readChange } from '../../openspec/changes.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import type { AccountPause } from '../account-pause.js';

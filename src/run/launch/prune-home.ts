@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { engineContext, notInRepo } from '../../checkpoint/run-git.js';
-import { runPaths } from '../../checkpoint/paths.js';
-import { removeRunWorktree } from '../../checkpoint/run-worktree.js';
-import { readRunState, type RunState } from '../../checkpoint/state.js';
+import { engineContext, notInRepo } from '../../checkpoint/index.js';
+import { runPaths } from '../../checkpoint/index.js';
+import { removeRunWorktree } from '../../checkpoint/index.js';
+import { readRunState, type RunState } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 
 interface At {

@@ -5,7 +5,7 @@ import type { AttemptFailure, VerifyResult } from '../../core/events.js';
 import { afterAccepted } from '../../core/verify-ratchet.js';
 import type { AgentLimit } from '../../agents/types.js';
 import type { AttemptEnding, AttemptFigures, OpenQuestion } from '../../checkpoint/index.js';
-import { promptFile, transcriptFile } from '../../checkpoint/paths.js';
+import { promptFile, transcriptFile } from '../../checkpoint/index.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { processIdentity } from '../lock.js';

@@ -1,7 +1,7 @@
 import { RalphError } from '../../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../../core/events.js';
 import { mostSeriousExit } from '../../core/many-exit.js';
-import { ralphBranch } from '../../checkpoint/paths.js';
+import { ralphBranch } from '../../checkpoint/index.js';
 import { AccountPause } from '../account-pause.js';
 import { launchRun } from '../launch/launch.js';
 import { EndBarrier, Semaphore, SerialQueue } from './many-sync.js';

@@ -1,9 +1,9 @@
 import type { RunEvent } from '../../core/events.js';
 import { messageOf } from '../../core/error-details.js';
 import type { CheckpointRun } from '../../checkpoint/index.js';
-import { runPaths, type RunPaths } from '../../checkpoint/paths.js';
-import { engineContext, notInRepo } from '../../checkpoint/run-git.js';
-import { readRunState } from '../../checkpoint/state.js';
+import { runPaths, type RunPaths } from '../../checkpoint/index.js';
+import { engineContext, notInRepo } from '../../checkpoint/index.js';
+import { readRunState } from '../../checkpoint/index.js';
 import { remoteContext } from '../../git/remote.js';
 import { locateRepo } from '../../git/repo.js';
 import type { GitContext } from '../../git/git.js';

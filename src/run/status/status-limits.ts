@@ -1,5 +1,5 @@
 import { resumeCommand, type Budget, type BudgetLimit } from '../../core/budget.js';
-import type { RunState } from '../../checkpoint/state.js';
+import type { RunState } from '../../checkpoint/index.js';
 
 /** The budget a run recorded (docs/contract.md, "Budgets"); null when it has none. */
 export function recordedBudget(state: RunState): Budget | null {
