@@ -9,7 +9,7 @@ import {
   type Dashboard,
 } from './dashboard.js';
 import type { UiKey } from './key-names.js';
-import { loopKeys, type KeyContext } from './keys.js';
+import { loopKeys, type KeyContext } from './screen-keys.js';
 import { moveSelection } from './list.js';
 import { pressesLeft, pressQuit } from './quit-presses.js';
 
