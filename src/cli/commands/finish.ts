@@ -3,11 +3,10 @@ import { UsageError } from '../../core/errors.js';
 import { openRun } from '../../checkpoint/index.js';
 import { DEFAULT_RUN_OPTIONS, REMOTE_DEFAULTS } from '../../run/options.js';
 import { runPaths, type RunPaths } from '../../checkpoint/index.js';
-import { readRunState } from '../../checkpoint/index.js';
 import { notInRepo } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
-import { fetchRunFrom } from '../../remote/fetch-run.js';
-import { RemoteSession } from '../../run/remote/remote-session.js';
+import { openRunRemote } from '../../run/remote/open-remote.js';
+import { pushTarget } from '../../run/remote/remote-session.js';
 import { remoteName } from '../remote-flags.js';
 import { finishRecordedRun } from '../../run/launch/finish-run.js';
 import { lockSession } from '../../run/session.js';
@@ -55,36 +54,19 @@ export async function finishCommand(
   // that pushes (`remote` in its state) is claimed too, so that its end reaches the remote and
   // a run another machine holds is never ended under it.
   const here = await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env);
-  const recorded =
-    from === null && !pruneOnly
-      ? ((await readRunState(here.paths.state).catch(() => null))?.remote?.push ?? null)
-      : null;
-  const pushTo = from ?? recorded;
-  const remote =
-    pushTo === null
-      ? null
-      : await RemoteSession.open({
-          remote: pushTo,
-          change: opts.change,
-          cwd: opts.cwd,
-          commandTimeoutMs: timeoutMs,
-          claimTtlMs: REMOTE_DEFAULTS.claimTtlMs,
-          env: io.env,
-          notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
-        });
+  const where = { specRoot: opts.cwd, change: opts.change, timeoutMs, env: io.env };
+  const remote = await openRunRemote({
+    pushTo: pruneOnly ? null : await pushTarget('resume', from, where),
+    from,
+    command: 'finish',
+    change: opts.change,
+    cwd: opts.cwd,
+    commandTimeoutMs: timeoutMs,
+    claimTtlMs: REMOTE_DEFAULTS.claimTtlMs,
+    env: io.env,
+    notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
+  });
   try {
-    if (remote !== null && from !== null) {
-      const fetched = await fetchRunFrom({
-        cwd: opts.cwd,
-        remote: from,
-        change: opts.change,
-        timeoutMs,
-        env: io.env,
-        command: 'finish',
-      });
-      for (const note of fetched.notes) io.stderr.write(`ralphtool: ${note}\n`);
-      remote.remoteProgress = fetched.remoteProgress;
-    }
     remote?.attachQuiet(here.paths, here.root);
     written = await finishHere(io, opts, { cleanup, keep, pruneOnly, timeoutMs, retry });
   } finally {
