@@ -26,8 +26,8 @@ import {
   type LoopResult,
 } from '../loop/orchestrator.js';
 import { assertAnswerFits } from '../question.js';
-import { pushTarget, RemoteSession } from '../remote/remote-session.js';
-import { fetchRunFrom } from '../../remote/fetch-run.js';
+import { pushTarget, type RemoteSession } from '../remote/remote-session.js';
+import { openRunRemote } from '../remote/open-remote.js';
 import { repairNotice } from '../repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
 import { promptPaths, storiesReader, verifyPlan } from '../setup.js';
@@ -76,19 +76,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     const change = await readChange(specRoot, req.change);
     if (!hasWorkLeft(change, specRoot, hooks.notice)) return 0;
   }
-  const agentCommand = options.agentCommand ?? undefined;
-  const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
-  // A relative agent program is where the user typed it from (-C or the current directory).
-  assertRunPreflight({ ...agent, verify: options.verify }, req.env, req.cwd);
-  const backend = createBackend(
-    { ...agent, ...(options.model ? { model: options.model } : {}), baseDir: req.cwd },
-    req.env,
-  );
-  const backendFor = fallbackBackends(options, req.env, req.cwd);
-  // Each fallback agent's program is checked like the primary's (a resume's recorded ones, as
-  // the loop starts: they are only known once the run is read).
-  for (const fallback of options.fallbacks ?? []) backendFor(fallback);
-
+  const { backend, backendFor } = checkedBackends(options, req.env, req.cwd);
   const where = {
     specRoot,
     change: req.change,
@@ -102,37 +90,91 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     workTree: !inWorktree,
   });
   let place: WorktreePlace | null = null;
-  let leaveStart: (() => void) | undefined;
   let remote: RemoteSession | null = null;
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
     // Claimed before anything changes: another machine's run of the change is a refusal.
     const pushTo = await pushTarget(req.mode, options.push ?? options.from, where);
-    if (pushTo !== null) {
-      remote = await RemoteSession.open({
-        remote: pushTo,
-        change: req.change,
-        cwd: specRoot,
-        commandTimeoutMs: options.commandTimeoutMs,
-        claimTtlMs: options.claimTtlMs,
-        env: req.env,
-        notice: hooks.notice,
-      });
-    }
     // `resume --from`: the run recorded on the remote becomes this machine's, once claimed.
-    if (req.mode === 'resume' && options.from !== null) {
-      const fetched = await fetchRunFrom({
-        cwd: specRoot,
-        remote: options.from,
-        change: req.change,
-        timeoutMs: options.commandTimeoutMs,
-        env: req.env,
-        command: 'resume',
-      });
-      for (const note of fetched.notes) hooks.notice(note);
-      if (remote !== null) remote.remoteProgress = fetched.remoteProgress;
-    }
+    remote = await openRunRemote({
+      pushTo,
+      from: req.mode === 'resume' ? options.from : null,
+      command: 'resume',
+      change: req.change,
+      cwd: specRoot,
+      commandTimeoutMs: options.commandTimeoutMs,
+      claimTtlMs: options.claimTtlMs,
+      env: req.env,
+      notice: hooks.notice,
+    });
     let run: CheckpointRun;
+    ({ run, place } = await startOrReopen(req, hooks, where, recorded));
+    hooks.onRun?.(run);
+    if ((run.state.remote?.push ?? null) !== pushTo) await run.recordRemote(pushTo);
+    const emit = remote === null ? hooks.emit : remote.attach(run, hooks.emit);
+    const lost = remote?.lost;
+    const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
+      run,
+      backend,
+      backendFor,
+      emit,
+      // A claim lost to another machine stops the run at once and leaves it recorded.
+      chooseCompletion: (outcome) =>
+        lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome),
+      stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
+      notice: hooks.notice,
+      ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
+    });
+    const lostMessage = remote?.lostMessage ?? null;
+    if (lostMessage !== null) throw new RuntimeError(lostMessage);
+    return result.exitCode;
+  } finally {
+    await remote?.end();
+    await place?.lock.release();
+    await locks.release();
+    await locks.forgetIfUnused();
+  }
+}
+
+/**
+ * The agent's backend and the fallbacks', each program checked before anything changes (a
+ * resume's recorded fallbacks as the loop starts: they are only known once the run is read). A
+ * relative agent program is where the user typed it from (-C or the current directory).
+ */
+function checkedBackends(
+  options: RunOptions,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Pick<LoopDeps, 'backend'> & { backendFor: NonNullable<LoopDeps['backendFor']> } {
+  const agentCommand = options.agentCommand ?? undefined;
+  const agent = { agent: options.agent, ...(agentCommand ? { agentCommand } : {}) };
+  assertRunPreflight({ ...agent, verify: options.verify }, env, cwd);
+  const backend = createBackend(
+    { ...agent, ...(options.model ? { model: options.model } : {}), baseDir: cwd },
+    env,
+  );
+  const backendFor = fallbackBackends(options, env, cwd);
+  for (const fallback of options.fallbacks ?? []) backendFor(fallback);
+  return { backend, backendFor };
+}
+
+/**
+ * The recorded run a launch works on: started (in the user's work tree, or in a new worktree of
+ * its own) or reopened (its worktree made again when it is gone). Worktree starts go one at a
+ * time (`hooks.enterStart`); on a refusal the worktree's lock is given back.
+ */
+async function startOrReopen(
+  req: LaunchRequest,
+  hooks: LaunchHooks,
+  where: { specRoot: string; change: string; timeoutMs: number; env: NodeJS.ProcessEnv },
+  recorded: Awaited<ReturnType<typeof recordedHome>>,
+): Promise<{ run: CheckpointRun; place: WorktreePlace | null }> {
+  const { options } = req;
+  const specRoot = where.specRoot;
+  let leaveStart: (() => void) | undefined;
+  let place: WorktreePlace | null = null;
+  let run: CheckpointRun;
+  try {
     if (req.mode === 'start') {
       const start = {
         cwd: specRoot,
@@ -175,32 +217,12 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       }
       run = await reopen(place?.specRoot ?? specRoot, req.change, options, req.env, hooks.notice);
     }
-    leaveStart?.();
-    hooks.onRun?.(run);
-    if ((run.state.remote?.push ?? null) !== pushTo) await run.recordRemote(pushTo);
-    const emit = remote === null ? hooks.emit : remote.attach(run, hooks.emit);
-    const lost = remote?.lost;
-    const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
-      run,
-      backend,
-      backendFor,
-      emit,
-      // A claim lost to another machine stops the run at once and leaves it recorded.
-      chooseCompletion: (outcome) =>
-        lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome),
-      stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
-      notice: hooks.notice,
-      ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
-    });
-    const lostMessage = remote?.lostMessage ?? null;
-    if (lostMessage !== null) throw new RuntimeError(lostMessage);
-    return result.exitCode;
+    return { run, place };
+  } catch (error) {
+    await place?.lock.release();
+    throw error;
   } finally {
     leaveStart?.();
-    await remote?.end();
-    await place?.lock.release();
-    await locks.release();
-    await locks.forgetIfUnused();
   }
 }
 

@@ -66,21 +66,27 @@ export interface AttemptResult {
   verify?: VerifyResult[];
 }
 
+/** What runs an attempt: the agent and the run's options, and what it reports to and reads. */
+export interface AttemptRunner {
+  backend: AgentBackend;
+  /** The run's options, with the model of the attempt's agent. */
+  options: RunOptions;
+  stop: AbortSignal;
+  emit: (event: RunEvent) => void;
+  /** The change's stories as tasks.md says once the agent is done. */
+  rereadStories: () => Promise<Story[] | null>;
+  /** The change's requirements and scenarios, for the prompt. */
+  requirements: readonly Requirement[];
+}
+
 const STOPPED: AttemptVerdict = { accepted: false, kind: 'stopped', reason: 'stopped by the user' };
 
 /**
  * One attempt at one story: prompt, agent, judgement, verification. Touches no git:
  * the orchestrator checkpoints or reverts afterwards.
  */
-export async function runAttempt(
-  plan: AttemptPlan,
-  backend: AgentBackend,
-  options: RunOptions,
-  stop: AbortSignal,
-  emit: (event: RunEvent) => void,
-  rereadStories: () => Promise<Story[] | null>,
-  requirements: readonly Requirement[],
-): Promise<AttemptResult> {
+export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<AttemptResult> {
+  const { backend, options, stop, emit, rereadStories, requirements } = by;
   const started = Date.now();
   const prompt = buildPrompt({
     changeName: plan.change.name,

@@ -234,13 +234,15 @@ async function runAgentAttempt(
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
         ...allowanceOf(deps, story.id),
       },
-      agent.backend,
-      // The model is the attempt's agent's (a fallback has its own `--fallback-model`).
-      { ...setup.options, model: agent.model },
-      deps.stop,
-      deps.emit,
-      setup.rereadStories,
-      setup.change.requirements,
+      {
+        backend: agent.backend,
+        // The model is the attempt's agent's (a fallback has its own `--fallback-model`).
+        options: { ...setup.options, model: agent.model },
+        stop: deps.stop,
+        emit: deps.emit,
+        rereadStories: setup.rereadStories,
+        requirements: setup.change.requirements,
+      },
     );
   } catch (error) {
     if (!(error instanceof RalphError)) throw error;
