@@ -46,5 +46,5 @@ export {
   unreadableWayOut,
   writeRunState,
 } from './state.js';
-export type { RunHome, RunState } from './state.js';
+export type { IntentRecord, RunHome, RunState } from './state.js';
 export { holderOf, isRunWorktree, listWorktrees, runWorktreeRoot } from './worktrees.js';

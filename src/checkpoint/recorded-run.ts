@@ -3,7 +3,13 @@ import type { RunOutcome } from '../core/events.js';
 import type { RunPaths } from './paths.js';
 import { recordAgent, recordAnswer, recordAttemptStart, storyProgress } from './records.js';
 import { writeRunState } from './state.js';
-import type { FallbackRecord, LimitWaitRecord, RunState, StoryProgress } from './state.js';
+import type {
+  FallbackRecord,
+  IntentRecord,
+  LimitWaitRecord,
+  RunState,
+  StoryProgress,
+} from './state.js';
 
 /**
  * A run's record (state.json) and the steps that change only the record; CheckpointRun adds
@@ -88,6 +94,13 @@ export class RecordedRun {
   async recordBudget(budget: NonNullable<RunState['budget']>): Promise<void> {
     await this.update((draft) => {
       draft.budget = { ...budget };
+    });
+  }
+
+  /** The run's intent (core/run-intent.ts), kept for every continuation. */
+  async recordIntent(intent: IntentRecord): Promise<void> {
+    await this.update((draft) => {
+      draft.intent = { ...intent, verify: [...intent.verify] };
     });
   }
 

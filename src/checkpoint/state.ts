@@ -171,6 +171,28 @@ export const runStateSchema = z.object({
   wait: waitSchema.nullable().optional(),
   /** Fallback agents and their limits; absent for a run without them. */
   fallback: fallbackSchema.optional(),
+  /**
+   * The run's intent (core/run-intent.ts): the options that shape the work, recorded at the start
+   * (and as a resume's flags replace them) so that every continuation goes on with them; absent
+   * in records written before it existed (a resume then takes its flags as they are).
+   */
+  intent: z
+    .object({
+      agent: z.string().min(1),
+      agentCommand: z.string().nullable(),
+      model: z.string().nullable(),
+      maxRetries: z.number().int().min(0),
+      agentTimeoutMs: z.number().int().min(0),
+      idleTimeoutMs: z.number().int().min(0),
+      verify: z.array(z.string()),
+      verifyTimeoutMs: z.number().int().min(0),
+      verifyStrict: z.boolean(),
+      onLimit: z.enum(['wait', 'stop']),
+      maxWaitMs: z.number().int().min(0),
+      /** Where the run was started from: a relative `--agent-command` program is found there. */
+      baseDir: z.string().min(1),
+    })
+    .optional(),
   /** The agent (and model) of the attempt running or last run; absent before any attempt. */
   attemptAgent: z
     .object({ agent: z.string().min(1), model: z.string().nullable() })
@@ -187,6 +209,7 @@ export type OpenQuestion = z.infer<typeof questionSchema>;
 export type LimitWaitRecord = z.infer<typeof waitSchema>;
 export type RunHome = NonNullable<RunState['home']>;
 export type FallbackRecord = z.infer<typeof fallbackSchema>;
+export type IntentRecord = NonNullable<RunState['intent']>;
 
 /** Progress of a story that has not been tried yet. */
 export function newStoryProgress(): StoryProgress {

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import type { IntentKey } from '../core/run-intent.js';
 import { splitCommandLine } from '../process/command-line.js';
 import {
   AGENT_KINDS,
@@ -327,5 +328,24 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     worktree: flags.worktree === true,
     keepWorktree: flags.keepWorktree === true,
     ...remoteOptions(flags),
+    intentGiven: intentGiven(flags),
   };
+}
+
+/** The parts of the run's intent these flags give (a resume keeps the recorded rest). */
+function intentGiven(flags: RawRunFlags): Set<IntentKey> {
+  const given: [IntentKey, boolean][] = [
+    ['agent', flags.agent !== undefined || flags.agentCommand !== undefined],
+    ['agentCommand', flags.agentCommand !== undefined],
+    ['model', flags.model !== undefined],
+    ['maxRetries', flags.maxRetries !== undefined],
+    ['agentTimeoutMs', flags.agentTimeout !== undefined],
+    ['idleTimeoutMs', flags.idleTimeout !== undefined],
+    ['verify', flags.verify !== undefined],
+    ['verifyTimeoutMs', flags.verifyTimeout !== undefined],
+    ['verifyStrict', flags.verifyStrict === true],
+    ['onLimit', flags.onLimit !== undefined],
+    ['maxWaitMs', flags.maxWait !== undefined],
+  ];
+  return new Set(given.filter(([, yes]) => yes).map(([key]) => key));
 }

@@ -1,3 +1,5 @@
+import type { IntentKey } from '../core/run-intent.js';
+
 /** The options of `run` and `resume`, validated (contract "`run` / `resume` options"). */
 export type AgentKind = 'claude' | 'codex' | 'opencode' | 'gemini' | 'command';
 /** Every agent `--agent` and `--fallback-agent` accept, in the order help names them. */
@@ -79,6 +81,11 @@ export interface RunOptions {
   claimTtlMs: number;
   /** `resume --from <remote>`: the run is fetched from this remote first; null = local. */
   from: string | null;
+  /**
+   * Which parts of the run's intent (core/run-intent.ts) this command line gave: a `resume`
+   * replaces only those in the recorded intent and goes on with the rest as the run started.
+   */
+  intentGiven: ReadonlySet<IntentKey>;
 }
 
 /** The remote options when no flag gives them: local only. */

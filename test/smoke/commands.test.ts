@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { fakeAgentFlags, RunFixture, stories, succeed } from '../run/helpers.js';
+import { RunFixture, stories, succeed } from '../run/helpers.js';
 
 // The contributor tier's smoke test of the commands a run goes through and of each agent kind
 // the fake agent can speak (plain lines, Claude Code's stream-json, Codex's exec --json): the
@@ -27,16 +27,18 @@ describe('the commands of a run, as processes', () => {
 
     const run = await f.run(['--on-complete', 'keep']);
     expect(run.exitCode).toBe(4);
-    expect(run.stdout + run.stderr).toContain(`ralphtool resume ${CHANGE} --answer`);
+    // The advice, as printed: the run's agent (a command) is recorded, so it needs no flags.
+    const printed = /`ralphtool (resume [^`]*--answer "…")`/.exec(run.stdout)?.[1];
+    expect(printed).toBe(`resume ${CHANGE} --answer "…"`);
 
     const status = await runCli(['status'], { cwd: f.dir, env: f.env() });
     expect(status.exitCode).toBe(0);
     expect(status.stdout).toContain('Which colour?');
 
-    const resume = await runCli(
-      ['resume', CHANGE, ...fakeAgentFlags(), '--answer', 'blue', '--on-complete', 'keep'],
-      { cwd: f.dir, env: f.env() },
-    );
+    const resume = await runCli(['resume', CHANGE, '--answer', 'blue'], {
+      cwd: f.dir,
+      env: f.env(),
+    });
     expect(resume.stderr).toBe('');
     expect(resume.exitCode).toBe(0);
     expect(f.prompt('2', 1)).toContain('blue');

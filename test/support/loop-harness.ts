@@ -1,4 +1,5 @@
 import type { Clock } from '../../src/core/clock.js';
+import { INTENT_KEYS } from '../../src/core/run-intent.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../src/core/events.js';
 import { startRun } from '../../src/checkpoint/index.js';
 import { findOpenSpecRoot } from '../../src/openspec/root.js';
@@ -75,6 +76,7 @@ export class LoopHarness extends LoopFixture {
       keepWorktree: false,
       ...REMOTE_DEFAULTS,
       ...UNATTENDED_DEFAULTS,
+      intentGiven: new Set(INTENT_KEYS),
       ...request.options,
     };
     const events: RunEvent[] = [];

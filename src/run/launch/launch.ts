@@ -28,6 +28,7 @@ import {
 import { assertAnswerFits } from '../question.js';
 import { pushTarget, type RemoteSession } from '../remote/remote-session.js';
 import { openRunRemote } from '../remote/open-remote.js';
+import { continuedOptions, intentRecord } from '../intent.js';
 import { repairNotice } from '../repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
 import { promptPaths, storiesReader, verifyPlan } from '../setup.js';
@@ -76,7 +77,8 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     const change = await readChange(specRoot, req.change);
     if (!hasWorkLeft(change, specRoot, hooks.notice)) return 0;
   }
-  const { backend, backendFor } = checkedBackends(options, req.env, req.cwd);
+  // A start checks its agent before anything changes; a resume once it has read the run's intent.
+  const startBackends = req.mode === 'start' ? checkedBackends(options, req.env, req.cwd) : null;
   const where = {
     specRoot,
     change: req.change,
@@ -107,24 +109,43 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       env: req.env,
       notice: hooks.notice,
     });
+    // A resume goes on with the run's recorded intent, each flag given now replacing its part.
+    const continued =
+      req.mode === 'resume'
+        ? await continuedOptions(options, where, req.cwd, hooks.notice)
+        : { options, baseDir: req.cwd };
+    const { backend, backendFor } =
+      startBackends ?? checkedBackends(continued.options, req.env, continued.baseDir);
     let run: CheckpointRun;
-    ({ run, place } = await startOrReopen(req, hooks, where, recorded));
+    ({ run, place } = await startOrReopen(
+      { ...req, options: continued.options },
+      hooks,
+      where,
+      recorded,
+    ));
+    await run.recordIntent(intentRecord(continued.options, continued.baseDir));
     hooks.onRun?.(run);
     if ((run.state.remote?.push ?? null) !== pushTo) await run.recordRemote(pushTo);
     const emit = remote === null ? hooks.emit : remote.attach(run, hooks.emit);
     const lost = remote?.lost;
-    const result = await driveLoop(place?.specRoot ?? specRoot, req.change, options, req.env, {
-      run,
-      backend,
-      backendFor,
-      emit,
-      // A claim lost to another machine stops the run at once and leaves it recorded.
-      chooseCompletion: (outcome) =>
-        lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome),
-      stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
-      notice: hooks.notice,
-      ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
-    });
+    const result = await driveLoop(
+      place?.specRoot ?? specRoot,
+      req.change,
+      continued.options,
+      req.env,
+      {
+        run,
+        backend,
+        backendFor,
+        emit,
+        // A claim lost to another machine stops the run at once and leaves it recorded.
+        chooseCompletion: (outcome) =>
+          lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome),
+        stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
+        notice: hooks.notice,
+        ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
+      },
+    );
     const lostMessage = remote?.lostMessage ?? null;
     if (lostMessage !== null) throw new RuntimeError(lostMessage);
     return result.exitCode;
