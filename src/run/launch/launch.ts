@@ -28,6 +28,7 @@ import {
 import { assertAnswerFits } from '../question.js';
 import { pushTarget, type RemoteSession } from '../remote/remote-session.js';
 import { openRunRemote } from '../remote/open-remote.js';
+import { refusePrivateFilesToPush } from '../remote/private-files.js';
 import { continuedOptions, intentRecord } from '../intent.js';
 import { repairNotice } from '../repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
@@ -97,6 +98,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
     // Claimed before anything changes: another machine's run of the change is a refusal.
     const pushTo = await pushTarget(req.mode, options.push ?? options.from, where);
+    // The user's uncommitted files would go out with the start's commit: never without asking.
+    if (req.mode === 'start' && pushTo !== null && !options.worktree) {
+      await refusePrivateFilesToPush({ ...where, remote: pushTo });
+    }
     // `resume --from`: the run recorded on the remote becomes this machine's, once claimed.
     remote = await openRunRemote({
       pushTo,

@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { stories, succeed } from '../../run/helpers.js';
+import { RemoteWorld } from './world.js';
+
+// docs/contract.md, "Every step on the remote": `run --push` never sends the user's uncommitted
+// or untracked files with the run's first commit; the ways on it names work as named.
+
+const CHANGE = 'private';
+const KEY = 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY';
+let world: RemoteWorld | undefined;
+afterEach(() => {
+  world?.remove();
+  world = undefined;
+});
+
+/** Every blob the remote holds, as text (whatever ref reaches it). */
+function remoteText(w: RemoteWorld): string {
+  const objects = w.remote('rev-list', '--objects', '--all').split('\n');
+  return objects
+    .map((line) => line.split(' ')[0] ?? '')
+    .filter((sha) => sha !== '' && w.remote('cat-file', '-t', sha).trim() === 'blob')
+    .map((sha) => w.remote('cat-file', 'blob', sha))
+    .join('\n');
+}
+
+describe('run --push with the user’s files not committed', { timeout: 240_000 }, () => {
+  const scenario = { '1-1': succeed('src/one.txt', 'one\n') };
+  const changes = ['an untracked file', 'a modified tracked file'] as const;
+
+  for (const kind of changes) {
+    it(`${kind}: refused before anything changes here or there (exit 2), the file named`, async () => {
+      world = new RemoteWorld(CHANGE, stories(1), { 'README.md': 'hello\n' });
+      const w = world.scenario(scenario);
+      if (kind === 'an untracked file') w.write('local.env', `${KEY}\n`);
+      else w.write('README.md', `hello\n${KEY}\n`);
+      const refsBefore = w.git('for-each-ref');
+      const remoteBefore = w.remote('for-each-ref');
+
+      const refused = await w.run(['--push', 'origin']);
+      expect(refused.exitCode).toBe(2);
+      const line = refused.stderr.trim();
+      expect(line.split('\n')).toHaveLength(1);
+      expect(line).toContain(kind === 'an untracked file' ? '"local.env"' : '"README.md"');
+      expect(line).toContain('`git stash --include-untracked`');
+      expect(line).toContain('`--worktree`');
+      expect(w.git('for-each-ref')).toBe(refsBefore);
+      expect(w.remote('for-each-ref')).toBe(remoteBefore);
+      expect(w.currentBranch()).toBe('main');
+      expect(w.exists(`.git/ralphtool/${CHANGE}/state.json`)).toBe(false);
+    });
+  }
+
+  it('the way on with --worktree, as named: the run goes and pushes, the file stays home', async () => {
+    world = new RemoteWorld(CHANGE, stories(1));
+    const w = world.scenario(scenario);
+    w.write('local.env', `${KEY}\n`);
+    const result = await w.run(['--push', 'origin', '--worktree', '--on-complete', 'keep']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(w.read('local.env')).toBe(`${KEY}\n`);
+    expect(w.remoteRefs().has(`refs/heads/ralph/${CHANGE}`)).toBe(true);
+    expect(remoteText(w)).toContain('one\n');
+    expect(remoteText(w)).not.toContain('wJalrXUtnFEMI');
+  });
+
+  it('the way on with the stash command, as named: the run goes, nothing of the file is pushed', async () => {
+    world = new RemoteWorld(CHANGE, stories(1));
+    const w = world.scenario(scenario);
+    w.write('local.env', `${KEY}\n`);
+    w.git('stash', '--include-untracked');
+    const result = await w.run(['--push', 'origin', '--on-complete', 'keep']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(remoteText(w)).toContain('one\n');
+    expect(remoteText(w)).not.toContain('wJalrXUtnFEMI');
+  });
+});
