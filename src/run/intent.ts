@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { RuntimeError } from '../core/errors.js';
 import { continueIntent, type IntentChange, type RunIntent } from '../core/run-intent.js';
 import { readRunState, runPaths, type IntentRecord } from '../checkpoint/index.js';
@@ -56,10 +57,11 @@ export async function continuedOptions(
       `the run of ${where.change} was started with --agent ${next.agent}, which this ralphtool does not know: resume it with --agent ${AGENT_KINDS.join('|')}`,
     );
   }
-  const commandGiven = options.intentGiven.has('agentCommand');
+  // A folder of another machine (`resume --from`) is not here: the program is found from here.
+  const fromHere = options.intentGiven.has('agentCommand') || !existsSync(baseDir);
   return {
     options: { ...options, ...next, agent, verify: [...next.verify] },
-    baseDir: commandGiven ? cwd : baseDir,
+    baseDir: fromHere ? cwd : baseDir,
   };
 }
 
