@@ -1,7 +1,13 @@
 import { RuntimeError, UsageError } from '../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { attemptName, attemptRef } from './paths.js';
-import { NO_FIGURES, recordAcceptance, recordChoice, recordRevertedAttempt } from './records.js';
+import {
+  keptWorkAdvice,
+  NO_FIGURES,
+  recordAcceptance,
+  recordChoice,
+  recordRevertedAttempt,
+} from './records.js';
 import type { AttemptEnding } from './records.js';
 import { GuardedRun } from './guarded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
@@ -296,7 +302,8 @@ export class CheckpointRun extends GuardedRun {
   private refuseIfFinished(): void {
     if (this.current.status === 'finished') {
       throw new UsageError(
-        `the run of ${this.change} is already finished (${this.current.choice ?? 'no choice'}): start a new one with \`ralphtool run ${this.change}\``,
+        keptWorkAdvice(this.current) ??
+          `the run of ${this.change} is already finished (${this.current.choice ?? 'no choice'}): start a new one with \`ralphtool run ${this.change}\``,
       );
     }
   }

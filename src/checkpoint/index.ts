@@ -1,7 +1,7 @@
 /** The checkpoint engine's public face, for the loop and the commands (docs/contract.md, "The git protocol"). */
 export { CheckpointRun } from './checkpoint.js';
 export type { CallOptions, EnsureResult, RevertResult, RunLocation } from './types.js';
-export { NO_FIGURES, openQuestion } from './records.js';
+export { keptWorkAdvice, NO_FIGURES, openQuestion } from './records.js';
 export type { AttemptEnding } from './records.js';
 export type {
   AttemptFigures,

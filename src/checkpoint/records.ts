@@ -1,3 +1,4 @@
+import { ralphBranch } from './paths.js';
 import type { AttemptFailure, CompletionChoice, RunOutcome } from '../core/events.js';
 import { newStoryProgress } from './state.js';
 import type { AttemptFigures, OpenQuestion, RunState, StoryProgress } from './state.js';
@@ -144,4 +145,15 @@ export function openQuestion(state: RunState): OpenQuestion | null {
 /** A kept run whose stories are not all done: `resume` or `finish` are its way on. */
 export function isKeptIncomplete(state: RunState): boolean {
   return state.status === 'active' && state.choice === 'keep';
+}
+
+/**
+ * What to do with a run that finished and was kept (docs/contract.md, "Keep"): its work is on
+ * its branch, not yet where the user wants it. Every refusal that meets such a run says this,
+ * never to delete the branch: `run`, `resume` and `finish` of the change.
+ */
+export function keptWorkAdvice(state: RunState): string | null {
+  if (state.status !== 'finished' || state.choice !== 'keep') return null;
+  const branch = ralphBranch(state.change);
+  return `the run of ${state.change} finished and kept its work on ${branch}: bring it where you want it (\`git merge ${branch}\`), or run the change again: \`ralphtool run ${state.change} --force\` with your run options (the branch's tip is saved under refs/ralphtool/${state.change}/forced/ first)`;
 }

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
 import { ralphBranch } from './paths.js';
 import { readRunState, writeRunState } from './state.js';
-import { isKeptIncomplete } from './records.js';
+import { isKeptIncomplete, keptWorkAdvice } from './records.js';
 import { saveBeforeForce, type ForcedSave } from './forced-save.js';
 import type { OriginalBranch, RunHome, RunState } from './state.js';
 import { CheckpointRun } from './checkpoint.js';
@@ -43,7 +43,8 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
 
   const operation = await operationInProgress(repo.gitDir);
   if (operation) throw operationRefusal(operation);
-  refuseRecordedRun(await readRunState(paths.state), change);
+  const recorded = await readRunState(paths.state);
+  refuseRecordedRun(recorded, change);
   const head = await headPosition(ctx);
   if (head.kind !== 'detached' && head.name === branch) {
     throw new UsageError(
@@ -54,7 +55,8 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
   if (oldTip !== null) {
     if (!opts.force) {
       throw new UsageError(
-        `branch ${branch} already exists but no run of ${change} is active: delete it with \`git branch -D ${branch}\` or pass --force to reset it`,
+        (recorded === null ? null : keptWorkAdvice(recorded)) ??
+          `branch ${branch} already exists but no run of ${change} is active: delete it with \`git branch -D ${branch}\` or pass --force to reset it`,
       );
     }
     const elsewhere = await worktreeUsing(ctx, branch);

@@ -7,7 +7,7 @@ import { locateRepo } from '../git/repo.js';
 import { notInRepo } from '../checkpoint/index.js';
 import { groupAlive, signalGroup } from '../process/process-group.js';
 import { processesInGroup } from '../process/proc.js';
-import { runPaths } from '../checkpoint/index.js';
+import { keptWorkAdvice, runPaths } from '../checkpoint/index.js';
 import type { RunState } from '../checkpoint/index.js';
 import { acquireLock, processIdentity, type HeldLock, type LockHolder } from './lock.js';
 
@@ -120,7 +120,8 @@ export function killOrphanedAgent(state: RunState): boolean {
 export function assertResumable(state: RunState, command: 'resume' | 'finish'): void {
   if (state.status === 'finished') {
     throw new UsageError(
-      `the run of ${state.change} is already finished (${state.choice ?? 'ended'}): nothing to ${command}; start a new one with \`ralphtool run ${state.change}\``,
+      keptWorkAdvice(state) ??
+        `the run of ${state.change} is already finished (${state.choice ?? 'ended'}): nothing to ${command}; start a new one with \`ralphtool run ${state.change}\``,
     );
   }
 }

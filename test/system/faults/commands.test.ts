@@ -48,8 +48,9 @@ describe('run, resume and finish on a recorded run', () => {
     const head = w.git('rev-parse', 'HEAD');
     const again = await w.loop('resume');
     expect(again.exitCode).toBe(2);
-    expect(again.stderr).toContain('already finished');
-    expect(again.stderr).toContain(`ralphtool run ${CHANGE}`);
+    // Kept (the default without a terminal): its work is on its branch, and the refusal says so.
+    expect(again.stderr).toContain(`finished and kept its work on ralph/${CHANGE}`);
+    expect(again.stderr).toContain(`ralphtool run ${CHANGE} --force`);
     expect(w.git('rev-parse', 'HEAD')).toBe(head);
     const finish = await w.cli(['finish', CHANGE, '--cleanup']);
     expect(finish.exitCode).toBe(2);

@@ -145,7 +145,7 @@ describe('a run kept with stories left', () => {
 
     const resumed = await w.loop('resume');
     expect(resumed.exitCode).toBe(2);
-    expect(resumed.stderr).toContain('already finished');
+    expect(resumed.stderr).toContain(`finished and kept its work on ralph/${CHANGE}`);
     const status = await w.statusJson();
     expect(status.runs[0]).toMatchObject({ state: 'finished' });
   });
