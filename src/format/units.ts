@@ -50,6 +50,16 @@ export function formatCost(usd: number | null, decimals = costDecimals(usd ?? 0)
 }
 
 /**
+ * An amount the user gave (a budget), with the precision it was given: "$0.006", "$2.50",
+ * "$3.00" — never rounded to the cent, which could show a budget of $0.006 as "$0.01".
+ */
+export function formatAmount(usd: number | null): string {
+  if (usd === null) return '—';
+  const [whole = '0', fraction = ''] = usd.toFixed(6).replace(/0+$/, '').split('.');
+  return `$${whole}.${fraction.padEnd(2, '0')}`;
+}
+
+/**
  * A column of costs and its total, drawn from the same rounded numbers so that the total is the
  * sum of the rows as shown: every row is rounded to the total's precision, and the total is the
  * sum of the rounded rows. Unknown costs show "—" and add nothing.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costColumn, formatCost, formatTurns } from '../../src/format/units.js';
+import { costColumn, formatAmount, formatCost, formatTurns } from '../../src/format/units.js';
 
 describe('costs', () => {
   it('shows cents from $1 up and four places below, without zeros past the cents', () => {
@@ -31,5 +31,16 @@ describe('turns', () => {
   it("labels Codex's turns for what they are", () => {
     expect(formatTurns(7, 'claude')).toBe('7 turns');
     expect(formatTurns(1, 'codex')).toBe('1 Codex turn');
+  });
+});
+
+describe('formatAmount', () => {
+  it('shows a budget with the precision it was given, at least to the cent', () => {
+    expect(formatAmount(0.006)).toBe('$0.006');
+    expect(formatAmount(0.0125)).toBe('$0.0125');
+    expect(formatAmount(2.5)).toBe('$2.50');
+    expect(formatAmount(3)).toBe('$3.00');
+    expect(formatAmount(0.1 + 0.2)).toBe('$0.30');
+    expect(formatAmount(null)).toBe('—');
   });
 });

@@ -2,7 +2,7 @@ import type { RunStatus } from '../../run/status/status.js';
 import type { Style } from '../../format/style.js';
 import { limitName } from '../../core/limit-wait.js';
 import { clockTime } from '../../format/clock.js';
-import { formatCost, formatDuration, relativeTime } from '../../format/units.js';
+import { formatAmount, formatCost, formatDuration, relativeTime } from '../../format/units.js';
 import { oneLine } from '../../format/text.js';
 import { blockedLine } from '../../core/question.js';
 
@@ -10,10 +10,10 @@ import { blockedLine } from '../../core/question.js';
 function costOf(run: RunStatus): string {
   const budget = run.budget ?? null;
   if (budget === null) return formatCost(run.costUsd > 0 ? run.costUsd : null);
-  const of = budget.maxCostUsd !== null ? ` of ${formatCost(budget.maxCostUsd, 2)}` : '';
+  const of = budget.maxCostUsd !== null ? ` of ${formatAmount(budget.maxCostUsd)}` : '';
   const perStory =
     budget.maxStoryCostUsd !== null
-      ? ` (at most ${formatCost(budget.maxStoryCostUsd, 2)} a story)`
+      ? ` (at most ${formatAmount(budget.maxStoryCostUsd)} a story)`
       : '';
   return `${formatCost(run.costUsd > 0 ? run.costUsd : null)}${of}${perStory}`;
 }

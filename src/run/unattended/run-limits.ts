@@ -11,7 +11,7 @@ import {
   type Spent,
 } from '../../core/budget.js';
 import type { ParkedOutcome } from '../../core/loop.js';
-import { formatCost, formatDuration } from '../../format/units.js';
+import { formatAmount, formatCost, formatDuration } from '../../format/units.js';
 import type { LoopContext, LoopSetup } from '../loop-types.js';
 
 /** The budgets and the deadline of one invocation of the loop (docs/contract.md, "Budgets"). */
@@ -55,7 +55,7 @@ export async function prepareRunLimits(
   for (const c of changed) {
     const so = c.limit === 'max-cost' ? `; ${formatCost(run.state.costUsd)} spent so far` : '';
     deps.notice?.(
-      `--${c.limit} is now ${formatCost(c.to, 2)} (the run had ${formatCost(c.from, 2)}${so})`,
+      `--${c.limit} is now ${formatAmount(c.to)} (the run had ${formatAmount(c.from)}${so})`,
     );
   }
   const deadline = runDeadline(started, options.maxDurationMs);
@@ -107,7 +107,7 @@ export async function prepareRunLimits(
 /** "spent $4.12 of --max-cost $4.00", "story 2 spent $1.20 of --max-story-cost $1.00". */
 function budgetMessage(over: BudgetReached, storyId: string): string {
   const who = over.limit === 'max-story-cost' ? `story ${storyId} ` : '';
-  return `${who}spent ${formatCost(over.spentUsd)} of --${over.limit} ${formatCost(over.maxUsd, 2)}`;
+  return `${who}spent ${formatCost(over.spentUsd)} of --${over.limit} ${formatAmount(over.maxUsd)}`;
 }
 
 function figuresOf(limit: BudgetReached['limit'], budget: Budget, spent: Spent): BudgetReached {
