@@ -115,8 +115,9 @@ export function deadlinePassed(deadline: number | null, nowMs: number): boolean 
 
 /**
  * The command that carries a run on after it stopped (`ralphtool` is the caller's way to name
- * it): after a spent budget it raises that budget (`--max-cost <more>`), since without more
- * money a resume would stop again at once; after `--max-duration` a plain resume.
+ * it): after a spent budget it raises that budget (`--max-cost <more>`), and after a story used
+ * up its retries it raises them (`--max-retries <more>`), since a resume goes on with the run's
+ * recorded budget and retries and would stop again at once; otherwise a plain resume.
  */
 export function resumeCommand(
   change: string,
@@ -124,6 +125,11 @@ export function resumeCommand(
   limit: BudgetLimit | null,
   rt = 'ralphtool',
 ): string {
-  const raise = outcome === 'budget' ? ` --${limit ?? 'max-cost'} <more>` : '';
+  const raise =
+    outcome === 'budget'
+      ? ` --${limit ?? 'max-cost'} <more>`
+      : outcome === 'max-retries'
+        ? ' --max-retries <more>'
+        : '';
   return `${rt} resume ${change}${raise}`;
 }

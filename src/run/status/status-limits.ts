@@ -9,15 +9,18 @@ export function recordedBudget(state: RunState): Budget | null {
 }
 
 /**
- * `status`'s `next` for a run a budget or `--max-duration` stopped (kept incomplete, or the
- * completion question unanswered): resuming as it is would stop again at once after a budget,
- * so the command raises the budget that is spent. Null for any other run.
+ * `status`'s `next` for a run a budget, its retries or `--max-duration` stopped (kept
+ * incomplete, or the completion question unanswered): resuming as it is would stop again at once
+ * after a budget or the retries, so the command raises what is used up. Null for any other run.
  */
 export function limitNext(change: string, state: RunState, rt: string): string | null {
   if (state.step?.op === 'cleanup') return null;
   const end = `(or end it: ${rt} finish ${change} --cleanup|--keep)`;
   if (state.outcome === 'budget') {
     return `the budget is spent: ${resumeCommand(change, 'budget', spentLimit(state), rt)}   ${end}`;
+  }
+  if (state.outcome === 'max-retries') {
+    return `a story used up its retries: ${resumeCommand(change, 'max-retries', null, rt)}   ${end}`;
   }
   if (state.outcome === 'time-limit') {
     return `stopped at --max-duration: ${rt} resume ${change}   ${end}`;

@@ -1,3 +1,4 @@
+import { resumeCommand } from '../../core/budget.js';
 import { answerCommand } from '../../core/question.js';
 import { knownCost } from '../../core/run-summary.js';
 import { formatCost, formatDuration, plural } from '../../format/units.js';
@@ -130,7 +131,7 @@ export function continueHint(
     ];
   }
   const commands = [
-    `  continue: ralphtool resume ${change}   (r on the change list)`,
+    `  continue: ${resumeCommand(change, finished.outcome === 'max-retries' ? 'max-retries' : null, null)}   (r on the change list)`,
     `  end it:   ralphtool finish ${change} --cleanup|--keep`,
   ];
   if (finished.outcome === 'error') {

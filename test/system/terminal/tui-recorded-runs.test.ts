@@ -61,7 +61,14 @@ describe.skipIf(!tmuxAvailable())('recorded runs in the UI', () => {
     setScenario({
       '*': [{ write: 'bye.txt', content: 'bye\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
     });
-    const s = startUi('resume', [process.execPath, CLI_PATH, ...fakeAgentFlags()]);
+    // The run's --max-retries 0 is recorded; the UI's own flag gives the story another try.
+    const s = startUi('resume', [
+      process.execPath,
+      CLI_PATH,
+      ...fakeAgentFlags(),
+      '--max-retries',
+      '1',
+    ]);
     await s.waitForText(`${CHANGE} [kept incomplete]`);
     await s.waitForText('r resume · c/k finish (cleanup/keep)');
     s.keys('r');

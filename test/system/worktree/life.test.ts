@@ -169,7 +169,9 @@ describe('a kept-incomplete run gives its worktree back; resume recreates it', (
     expect(text.stdout).toContain('missing; `resume` and `finish` recreate it');
 
     f.scenario(TWO_SUCCEED);
-    const resumed = await cli(f, ['resume', CHANGE, ...fakeAgentFlags()]);
+    // The run's --max-retries 0 is recorded: the advice raises it, and so does this resume.
+    expect(first.stdout).toContain(`ralphtool resume ${CHANGE} --max-retries <more>`);
+    const resumed = await cli(f, ['resume', CHANGE, '--max-retries', '1']);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`recreated ${worktreeOf(f)} from ralph/${CHANGE}`);
     expect(subjects(f).slice(0, 3)).toEqual(['checkpoint: 2', 'checkpoint: 1', 'initial state']);
@@ -206,10 +208,12 @@ describe('a worktree the user deleted by hand', () => {
   it('resume from the user tree recreates a deleted worktree and finishes from the last checkpoint', async () => {
     fixture = new RunFixture(CHANGE, stories(2, 1)).scenario(SECOND_FAILS);
     const f = fixture;
-    await f.run(['--worktree', '--keep-worktree', '--max-retries', '0']);
+    const first = await f.run(['--worktree', '--keep-worktree', '--max-retries', '0']);
     rmSync(worktreeOf(f), { recursive: true, force: true });
     f.scenario(TWO_SUCCEED);
-    const resumed = await cli(f, ['resume', CHANGE, ...fakeAgentFlags()]);
+    // The run's --max-retries 0 is recorded: the advice raises it, and so does this resume.
+    expect(first.stdout).toContain(`ralphtool resume ${CHANGE} --max-retries <more>`);
+    const resumed = await cli(f, ['resume', CHANGE, '--max-retries', '1']);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`recreated ${worktreeOf(f)}`);
     expect(subjects(f).slice(0, 3)).toEqual(['checkpoint: 2', 'checkpoint: 1', 'initial state']);
