@@ -3,7 +3,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../../support/cli.js';
-import { fakeAgentFlags, RunFixture, stories, succeed, type Scenario } from '../../run/helpers.js';
+import { RunFixture, stories, succeed, type Scenario } from '../../run/helpers.js';
 
 // The life of one run in a worktree of its own (`run --worktree`): what keep does with the
 // worktree, a worktree that is gone, status, finish and prune of such a run.
