@@ -35,6 +35,34 @@ describe('the plain run output', () => {
   });
 });
 
+describe('the plain run output, on a terminal and into a file', () => {
+  const long = `I looked at ${'every file of the project, '.repeat(12)}and found the cause.`;
+  const events = [
+    { type: 'agent.message', storyId: '1', attempt: 1, text: long },
+    {
+      type: 'agent.tool',
+      storyId: '1',
+      attempt: 1,
+      name: 'Bash',
+      summary: `npm test -- ${'x'.repeat(300)}`,
+    },
+  ] as const;
+
+  it('cuts a long line under a story to the terminal’s line', () => {
+    const lines = printed(events).trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(160);
+    expect(lines[0]).toMatch(/…$/);
+  });
+
+  it('writes it whole into a file or a pipe (a CI log), still one line each', () => {
+    const lines = printed(events, false).trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(`  │ ${long}`);
+    expect(lines[1]).toContain('x'.repeat(300));
+  });
+});
+
 describe('ralphtool show', () => {
   let dir = '';
   afterEach(async () => removeTempDir(dir));

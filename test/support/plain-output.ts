@@ -2,12 +2,21 @@ import { ProgressPrinter } from '../../src/cli/render/progress.js';
 import type { RunEvent } from '../../src/core/events.js';
 import { plainStyle } from '../../src/format/style.js';
 
-/** What `ralphtool run` prints without --json for these events (the real ProgressPrinter). */
-export function printed(events: readonly RunEvent[]): string {
+/**
+ * What `ralphtool run` prints without --json for these events (the real ProgressPrinter): on a
+ * terminal (lines under a story cut to its line), or with `terminal: false` into a file.
+ */
+export function printed(events: readonly RunEvent[], terminal = true): string {
   let out = '';
-  const printer = new ProgressPrinter((text) => {
-    out += text;
-  }, plainStyle);
+  const printer = new ProgressPrinter(
+    (text) => {
+      out += text;
+    },
+    plainStyle,
+    undefined,
+    Date.now,
+    terminal,
+  );
   for (const event of events) printer.handle(event);
   return out;
 }

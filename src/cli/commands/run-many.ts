@@ -64,7 +64,7 @@ export async function runManyCommand(
       ? `ralphtool resume ${changes.join(' ')}`
       : 'ralphtool resume --all',
   );
-  const out = new ManyOutput(output.write, io.style, options.json, reach);
+  const out = new ManyOutput(output.write, io.style, options.json, reach, io.stdout.isTTY === true);
   const {
     quitting,
     quitNow,

@@ -57,7 +57,14 @@ async function runOneCommand(
     (m) => io.stderr.write(reachable(m, reach)),
     `ralphtool resume ${opts.change}`,
   );
-  const printer = new ProgressPrinter(output.write, io.style, reach);
+  // On a terminal, lines under a story fit a line; into a file or a pipe they are whole.
+  const printer = new ProgressPrinter(
+    output.write,
+    io.style,
+    reach,
+    Date.now,
+    io.stdout.isTTY === true,
+  );
   const emit = gateAgentChatter(io.stdout, (event: RunEvent): void => {
     if (options.json) output.write(toNdjsonLine(timed(event)));
     else printer.handle(event);

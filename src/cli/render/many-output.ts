@@ -34,6 +34,8 @@ export class ManyOutput {
     private readonly style: Style,
     private readonly json: boolean,
     private readonly reach: Reach = ON_PATH,
+    /** Cut lines under a story to a terminal's line (ProgressPrinter); whole into a file. */
+    private readonly cut = true,
   ) {}
 
   event(change: string, event: RunEvent): void {
@@ -51,6 +53,8 @@ export class ManyOutput {
         (text) => this.write(prefixLines(prefix, text)),
         this.style,
         this.reach,
+        Date.now,
+        this.cut,
       );
       this.printers.set(change, printer);
     }

@@ -48,7 +48,18 @@ export class ProgressPrinter {
     private readonly reach: Reach = ON_PATH,
     /** The clock a wait's end is shown by (local time). */
     private readonly now: () => number = Date.now,
+    /**
+     * Lines under a story are cut to a terminal's line (MAX_LINE columns); into a file or a pipe
+     * (a CI log) they are written whole, still on one line and made safe.
+     */
+    private readonly cut = true,
   ) {}
+
+  /** A line under its story: indented, on one line, made safe, cut to `max` on a terminal. */
+  private detail(text: string, max = MAX_LINE): string {
+    const line = oneLine(text, ' | ');
+    return `  ${this.cut ? clip(line, max - 2) : line}`;
+  }
 
   handle(event: RunEvent): void {
     this.summary = summarize(this.summary, event);
@@ -75,17 +86,19 @@ export class ProgressPrinter {
           `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${oneLine(event.title)}`)}${agentTag(this.summary, event)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
         ];
       case 'agent.tool':
-        return [s.dim(detail(`· ${event.name} ${event.summary}`))];
+        return [s.dim(this.detail(`· ${event.name} ${event.summary}`))];
       case 'agent.message': {
         const first = event.text.split('\n').find((l) => l.trim() !== '') ?? '';
-        return first ? [s.dim(detail(`│ ${first}`))] : [];
+        return first ? [s.dim(this.detail(`│ ${first}`))] : [];
       }
       case 'agent.notice':
         // Why the agent is silent (Claude Code retrying the API): said, never judged.
-        return [s.yellow(detail(`⟳ ${event.text}`))];
+        return [s.yellow(this.detail(`⟳ ${event.text}`))];
       case 'agent.unrecognised':
         // Once per kind a run: the agent is newer than ralphtool; said whole, with what to do.
-        return [s.yellow(detail(`⚠ unknown agent output (${event.what}): ${event.hint}`, 1000))];
+        return [
+          s.yellow(this.detail(`⚠ unknown agent output (${event.what}): ${event.hint}`, 1000)),
+        ];
       case 'agent.result':
         return [
           s.dim(
@@ -94,7 +107,7 @@ export class ProgressPrinter {
         ];
       case 'attempt.failed': {
         // An agent's error (e.g. not logged in) is said here whole: its end says what to do.
-        const shown = detail(
+        const shown = this.detail(
           `✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`,
           event.kind === 'agent-error' ? MAX_AGENT_ERROR : MAX_LINE,
         );
@@ -108,7 +121,7 @@ export class ProgressPrinter {
           repeats
             ? s.red(`  ✗ attempt ${event.attempt} failed (${event.kind}): the error above`)
             : s.red(shown),
-          ...toleratedNotes(event.verify).map((note) => s.yellow(detail(note))),
+          ...toleratedNotes(event.verify).map((note) => s.yellow(this.detail(note))),
         ];
       }
       case 'tasks.out-of-scope': {
@@ -117,7 +130,7 @@ export class ProgressPrinter {
           event.savedRef === null
             ? ''
             : `; undone in the checkpoint (its tasks.md is saved as ${event.savedRef})`;
-        return [s.yellow(detail(`${what}${undone}`))];
+        return [s.yellow(this.detail(`${what}${undone}`))];
       }
       case 'checkpoint.reverted':
         return [
@@ -130,7 +143,7 @@ export class ProgressPrinter {
           s.green(
             `  ✓ Story ${event.storyId} done · ${plural(event.attempts, 'attempt')} · ${this.storyCost(event.storyId, event.costUsd)} · ${formatDuration(event.durationMs)}`,
           ),
-          ...toleratedNotes(event.verify).map((note) => s.yellow(detail(note))),
+          ...toleratedNotes(event.verify).map((note) => s.yellow(this.detail(note))),
         ];
       case 'story.exhausted': {
         // Its reason is the last attempt's failure, printed just above; the `error` event that
@@ -142,7 +155,7 @@ export class ProgressPrinter {
           s.red(
             repeats
               ? `  ✗ Story ${event.storyId} used all ${event.attempts} attempts (the last failure is above)`
-              : detail(
+              : this.detail(
                   `✗ Story ${event.storyId} used all ${event.attempts} attempts: ${event.reason}`,
                 ),
           ),
@@ -157,9 +170,9 @@ export class ProgressPrinter {
       case 'run.finished':
         return this.finishedLines(event);
       case 'agent.limited':
-        return [s.yellow(detail(limitedLine(event, this.now())))];
+        return [s.yellow(this.detail(limitedLine(event, this.now())))];
       case 'agent.switched':
-        return [s.yellow(detail(switchedLine(event, this.now())))];
+        return [s.yellow(this.detail(switchedLine(event, this.now())))];
       case 'limit.resumed':
         return [
           s.dim(
@@ -167,16 +180,16 @@ export class ProgressPrinter {
           ),
         ];
       case 'story.blocked':
-        return [s.yellow(detail(`? Story ${event.storyId} asks: ${event.question}`))];
+        return [s.yellow(this.detail(`? Story ${event.storyId} asks: ${event.question}`))];
       case 'verify.baseline':
         return event.results.map((r) =>
-          r.passed ? s.dim(detail(baselineNote(r))) : s.yellow(detail(baselineNote(r))),
+          r.passed ? s.dim(this.detail(baselineNote(r))) : s.yellow(this.detail(baselineNote(r))),
         );
       case 'claim.taken':
       case 'claim.lost':
       case 'remote.pushed':
       case 'remote.push-failed':
-        return remoteLines(event, s, MAX_LINE);
+        return remoteLines(event, s, this.cut ? MAX_LINE : Number.POSITIVE_INFINITY);
       case 'limit.reached':
         if (event.limit === 'max-cost' || event.limit === 'max-story-cost') {
           this.budgetLimit = event.limit;
@@ -282,9 +295,4 @@ interface SaidAlready {
   failure: { attempt: number; reason: string; whole: boolean } | null;
   /** The warning that will repeat the exhausted story. */
   exhausted: string | null;
-}
-
-/** A line under its story: indented, on one line, made safe, at most MAX_LINE columns in all. */
-function detail(text: string, max = MAX_LINE): string {
-  return `  ${clip(oneLine(text, ' | '), max - 2)}`;
 }

@@ -115,3 +115,15 @@ describe('ralphtool run without --json: one agent error, said once', () => {
     expect(out).toContain('error: disk full');
   });
 });
+
+describe('ralphtool run without --json into a pipe (a CI log)', () => {
+  it('writes the lines under a story whole, each on one line', async () => {
+    const said = `Found it: ${'the config loader reads the wrong file, '.repeat(8)}fixed.`;
+    fixture = new RunFixture(CHANGE, stories(1)).scenario({
+      '1-1': [{ say: said }, ...succeed('src/a.txt', 'a\n')],
+    });
+    const result = await fixture.run([]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.split('\n')).toContain(`  │ ${said}`);
+  });
+});
