@@ -77,7 +77,7 @@ describe('the loop: usage limits are waited out', () => {
     // Headless, one line when the wait starts (its end in local time) and one when it ends.
     const out = printed(events);
     expect(out).toMatch(
-      /⏸ usage limit \(exit 75\): .* · waiting until (\d{4}-\d\d-\d\d )?\d\d:\d\d \(1\ds\); the attempt does not count/,
+      /⏸ waiting 1\ds, until (\d{4}-\d\d-\d\d )?\d\d:\d\d: usage limit \(exit 75\): .*; the attempt does not count/,
     );
     expect(out).toMatch(/▶ the wait is over \(1\ds\): trying story 1 again/);
   }, 120_000);

@@ -7,15 +7,16 @@ import { formatDuration } from '../../format/units.js';
 // "Fallback agents"), apart from progress.ts so that it stays about the run's story.
 
 /**
- * The line a usage-limit wait starts with: `⏸ usage limit (exit 75): <message> · waiting until
- * 15:02 (1h12m); the attempt does not count`, the end in the user's local time.
+ * The line a usage-limit wait starts with: `⏸ waiting 1h12m, until 15:02: usage limit (exit 75):
+ * <message>; the attempt does not count`, the end in the user's local time.
  */
 export function limitedLine(
   event: Extract<RunEvent, { type: 'agent.limited' }>,
   now: number,
 ): string {
   const until = clockTime(now + event.waitMs, now);
-  return `⏸ ${event.kind} limit (${event.source}): ${event.message} · waiting until ${until} (${formatDuration(event.waitMs)}); the attempt does not count`;
+  // How long and until when first: the rest of a long vendor message may be cut on a terminal.
+  return `⏸ waiting ${formatDuration(event.waitMs)}, until ${until}: ${event.kind} limit (${event.source}): ${event.message}; the attempt does not count`;
 }
 
 /** What `--force` saved, so the old branch can be found again. */
