@@ -5,7 +5,7 @@ import type { RunPaths } from '../checkpoint/index.js';
 import { commitTree } from '../git/commit.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
 import { recordRef } from './names.js';
-import { redact, type Secret } from './redact.js';
+import { redact, type Secret } from '../core/redact.js';
 
 // The run's record on the remote (docs/contract.md, "The record"): a commit whose tree holds
 // what another machine needs to continue the run and what a person needs to see how it went.

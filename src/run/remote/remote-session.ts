@@ -8,7 +8,7 @@ import { remoteContext } from '../../git/remote.js';
 import { locateRepo } from '../../git/repo.js';
 import type { GitContext } from '../../git/git.js';
 import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../../remote/claim.js';
-import { allSecrets, dotenvSecrets, secretsOf } from '../../remote/redact.js';
+import { secretsHere } from '../secrets.js';
 import { acquireClaim, assertRemoteKnown, type TakenClaim } from './remote-claim.js';
 import { createRemoteSync, type RemoteSync } from './remote-sync.js';
 
@@ -115,8 +115,7 @@ export class RemoteSession {
       claimSha: () => this.held.sha,
       exclusive: this.exclusive,
       progressOnRemote: this.remoteProgress,
-      secrets: async () =>
-        allSecrets(secretsOf(this.req.env), ...(await Promise.all(roots.map(dotenvSecrets)))),
+      secrets: () => secretsHere(this.req.env, roots),
       onClaimRefused: () => {
         this.beating = this.beating.then(() => this.checkClaim());
       },
@@ -159,8 +158,7 @@ export class RemoteSession {
       claimSha: () => this.held.sha,
       exclusive: this.exclusive,
       progressOnRemote: this.remoteProgress,
-      secrets: async () =>
-        allSecrets(secretsOf(this.req.env), ...(await Promise.all(roots.map(dotenvSecrets)))),
+      secrets: () => secretsHere(this.req.env, roots),
     });
   }
 

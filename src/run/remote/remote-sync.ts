@@ -10,7 +10,7 @@ import { branchSha } from '../../git/repo.js';
 import { claimRef, runRefspecs } from '../../remote/names.js';
 import { currentProgress, pushRun } from '../../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
-import type { Secret } from '../../remote/redact.js';
+import type { Secret } from '../../core/redact.js';
 
 // `--push <remote>` (docs/contract.md, "Every step on the remote"): after the start, each
 // attempt's start, each checkpoint and each saved attempt, the run's refs and its record are

@@ -1,6 +1,8 @@
 import type { RunEvent } from '../../core/events.js';
 import { fatalErrorMessage, isNotified, notifyMessage } from '../../core/notify-message.js';
+import { redact, type Secret } from '../../core/redact.js';
 import { timed, toNdjsonLine } from '../ndjson.js';
+import { secretsHere, workTreeFolders } from '../secrets.js';
 import { runNotifyProgram } from './notify-program.js';
 import { postNotification } from './notify-post.js';
 
@@ -66,13 +68,24 @@ export function createNotifier(config: NotifierConfig): Notifier {
   let held: RunEvent | null = null;
   const phrase = config.phrase ?? ((message: string) => message);
 
-  const deliver = (event: RunEvent, message: string): void => {
-    // The --json line, with the human message as `text` (what chat webhooks show).
+  // The .env files ralphtool can see: in the folder it was started in and up to the work tree's top.
+  const folders = workTreeFolders(config.cwd);
+  const deliver = (event: RunEvent, said: string): void => {
+    // The --json line, with the human message as `text` (what chat webhooks show); what the
+    // agent wrote may repeat a secret, which never goes to a program or a URL.
     const line = JSON.parse(toNdjsonLine(timed(event))) as Record<string, unknown>;
-    const payload = JSON.stringify({ ...line, text: message });
+    const told = secretsHere(config.env, folders).then(
+      (secrets) => {
+        const message = redact(said, secrets);
+        const payload = JSON.stringify(redactStrings({ ...line, text: said }, secrets));
+        return { message, payload };
+      },
+      () => ({ message: said, payload: JSON.stringify({ ...line, text: said }) }),
+    );
     targets.forEach((target, i) => {
       queues[i] = (queues[i] ?? Promise.resolve())
-        .then(() => deliverTo(target, event.type, payload, message, config))
+        .then(() => told)
+        .then(({ message, payload }) => deliverTo(target, event.type, payload, message, config))
         .then(
           (failure) => {
             if (failure !== null) {
@@ -126,6 +139,18 @@ export function createNotifier(config: NotifierConfig): Notifier {
 }
 
 type Target = { kind: 'program'; commandLine: string } | { kind: 'url'; url: string };
+
+/** Every string in a JSON value, redacted (before it is serialised: a quote stays a quote). */
+function redactStrings(value: unknown, secrets: readonly Secret[]): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, secrets));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, redactStrings(item, secrets)]),
+    );
+  }
+  return value;
+}
 
 async function deliverTo(
   target: Target,
