@@ -29,7 +29,7 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
   // The primary and its fallback agents (`--fallback-agent`), with the limits recorded.
   const roster = await AgentRoster.prepare(setup, deps);
   announceStart(setup, deps, stories, roster);
-  budget.announce();
+  budget.announce([setup.options.agent, ...roster.fallbacks.map((slot) => slot.agent)]);
   const reportDirtySubmodules = submoduleReporter(deps);
   await reportDirtySubmodules();
   await runVerifyBaseline(setup, deps);

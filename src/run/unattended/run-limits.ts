@@ -18,8 +18,11 @@ import type { LoopContext, LoopSetup } from '../loop-types.js';
 export interface RunLimits {
   /** When `--max-duration` ends this invocation (epoch ms), or null: a usage-limit wait's `notAfter`. */
   readonly deadline: number | null;
-  /** Warns once, after `run.started`, when the agent reports no cost and a budget is set. */
-  announce(): void;
+  /**
+   * Warns once, after `run.started`, when a budget is set and an agent of the run (the primary,
+   * then its fallbacks) reports no cost: what the budget counts, and what it cannot.
+   */
+  announce(agents: readonly string[]): void;
   /**
    * At each attempt boundary: the outcome that ends the run now (after its `limit.reached`), or
    * null to go on.
@@ -68,14 +71,9 @@ export async function prepareRunLimits(
   };
   return {
     deadline,
-    announce() {
-      // Claude Code and OpenCode report what each attempt cost; the others do not.
-      if (!hasBudget(budget) || options.agent === 'claude' || options.agent === 'opencode') return;
-      deps.emit({
-        type: 'error',
-        message: `${budgetFlags(budget)} cannot be checked: the ${options.agent} agent reports no cost, so nothing is counted against the budget; bound the run with --max-duration instead`,
-        fatal: false,
-      });
+    announce(agents) {
+      const message = hasBudget(budget) ? uncountedWarning(budgetFlags(budget), agents) : null;
+      if (message !== null) deps.emit({ type: 'error', message, fatal: false });
     },
     beforeAttempt(storyId) {
       if (deadlinePassed(deadline, deps.clock.now())) {
@@ -121,4 +119,22 @@ function budgetFlags(budget: Budget): string {
     ...(budget.maxCostUsd !== null ? ['--max-cost'] : []),
     ...(budget.maxStoryCostUsd !== null ? ['--max-story-cost'] : []),
   ].join(' and ');
+}
+
+/** The agents whose attempts report what they cost: Claude Code and OpenCode. */
+const REPORTS_COST: ReadonlySet<string> = new Set(['claude', 'opencode']);
+
+/**
+ * What a budget counts when some of the run's agents (the primary, then its fallbacks) report
+ * no cost: nothing at all, or only the attempts of the ones that do. Null when all of them do.
+ */
+function uncountedWarning(flags: string, agents: readonly string[]): string | null {
+  const silent = agents.filter((agent) => !REPORTS_COST.has(agent));
+  if (silent.length === 0) return null;
+  const counted = agents.filter((agent) => REPORTS_COST.has(agent));
+  const silentSaid = `${silent.join(' and ')} ${silent.length > 1 ? 'report' : 'reports'} no cost`;
+  if (counted.length === 0) {
+    return `${flags} cannot be checked: the ${silent.join(' and ')} agent ${silent.length > 1 ? 'report' : 'reports'} no cost, so nothing is counted against the budget; bound the run with --max-duration instead`;
+  }
+  return `${flags} counts only the attempts of ${counted.join(' and ')}: ${silentSaid}, so ${silent.length > 1 ? 'their' : 'its'} attempts add nothing to the budget; bound the run with --max-duration too`;
 }

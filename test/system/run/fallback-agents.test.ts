@@ -350,3 +350,50 @@ describe('ralphtool run --fallback-agent', () => {
     expect(w.starts('codex')).toEqual(['1-1']);
   }, 120_000);
 });
+
+describe('a budget with agents that report no cost', () => {
+  it('says what is true: a command-like primary is not counted, its costed fallback is', async () => {
+    world = new FallbackWorld(CHANGE, 1).agents({
+      codex: { '1-1': succeed('src/one.txt', 'one\n') },
+    });
+    const w = world;
+    const result = await w.ralph([
+      'run',
+      CHANGE,
+      '--agent',
+      'codex',
+      '--fallback-agent',
+      'claude',
+      '--max-cost',
+      '1',
+      '--on-complete',
+      'keep',
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const said = result.stdout + result.stderr;
+    expect(said).not.toContain('cannot be checked');
+    expect(said).toContain(
+      '--max-cost counts only the attempts of claude: codex reports no cost, so its attempts add nothing to the budget',
+    );
+  });
+
+  it('says it cannot be checked when no agent of the run reports a cost', async () => {
+    world = new FallbackWorld(CHANGE, 1).agents({
+      codex: { '1-1': succeed('src/one.txt', 'one\n') },
+    });
+    const result = await world.ralph([
+      'run',
+      CHANGE,
+      '--agent',
+      'codex',
+      '--max-cost',
+      '1',
+      '--on-complete',
+      'keep',
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toContain(
+      '--max-cost cannot be checked: the codex agent reports no cost',
+    );
+  });
+});
