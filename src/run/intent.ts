@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { RuntimeError } from '../core/errors.js';
 import { continueIntent, type IntentChange, type RunIntent } from '../core/run-intent.js';
-import { readRunState, runPaths, type IntentRecord } from '../checkpoint/index.js';
+import type { IntentRecord } from '../checkpoint/index.js';
 import { formatDuration } from '../format/units.js';
-import { locateRepo } from '../git/repo.js';
 import { AGENT_KINDS, type AgentKind, type RunOptions } from './options.js';
+import { recordedState, type RecordedWhere } from './recorded-state.js';
 
 /** The intent the options carry (core/run-intent.ts). */
 export function intentOf(options: RunOptions): RunIntent {
@@ -42,11 +42,11 @@ export interface ContinuedRun {
  */
 export async function continuedOptions(
   options: RunOptions,
-  where: { specRoot: string; change: string; timeoutMs: number; env: NodeJS.ProcessEnv },
+  where: RecordedWhere,
   cwd: string,
   notice: (message: string) => void,
 ): Promise<ContinuedRun> {
-  const recorded = await recordedIntent(where);
+  const recorded = (await recordedState(where))?.intent ?? null;
   if (recorded === null) return { options, baseDir: cwd };
   const { baseDir, ...intent } = recorded;
   const { intent: next, changes } = continueIntent(intent, intentOf(options), options.intentGiven);
@@ -63,25 +63,6 @@ export async function continuedOptions(
     options: { ...options, ...next, agent, verify: [...next.verify] },
     baseDir: fromHere ? cwd : baseDir,
   };
-}
-
-async function recordedIntent(where: {
-  specRoot: string;
-  change: string;
-  timeoutMs: number;
-  env: NodeJS.ProcessEnv;
-}): Promise<IntentRecord | null> {
-  const repo = await locateRepo({
-    cwd: where.specRoot,
-    timeoutMs: where.timeoutMs,
-    baseEnv: where.env,
-  });
-  if (repo === null) return null;
-  // An unreadable record is reported by the reopen that follows, with its way out.
-  const state = await readRunState(runPaths(repo.gitCommonDir, where.change).state).catch(
-    () => null,
-  );
-  return state?.intent ?? null;
 }
 
 /** `--verify is now "npm test" (the run had "npm run lint")`. */

@@ -1,13 +1,16 @@
 import type { RunEvent } from '../../core/events.js';
 import { messageOf } from '../../core/error-details.js';
-import type { CheckpointRun } from '../../checkpoint/index.js';
-import { runPaths, type RunPaths } from '../../checkpoint/index.js';
-import { engineContext, notInRepo } from '../../checkpoint/index.js';
-import { readRunState } from '../../checkpoint/index.js';
+import {
+  engineContext,
+  notInRepo,
+  type CheckpointRun,
+  type RunPaths,
+} from '../../checkpoint/index.js';
 import { remoteContext } from '../../git/remote.js';
 import { locateRepo } from '../../git/repo.js';
 import type { GitContext } from '../../git/git.js';
 import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../../remote/claim.js';
+import { recordedState, type RecordedWhere } from '../recorded-state.js';
 import { secretsHere } from '../secrets.js';
 import { acquireClaim, assertRemoteKnown, type TakenClaim } from './remote-claim.js';
 import { createRemoteSync, type RemoteSync } from './remote-sync.js';
@@ -255,17 +258,8 @@ export class RemoteSession {
 export async function pushTarget(
   mode: 'start' | 'resume',
   push: string | null,
-  where: { specRoot: string; change: string; timeoutMs: number; env: NodeJS.ProcessEnv },
+  where: RecordedWhere,
 ): Promise<string | null> {
   if (push !== null || mode === 'start') return push;
-  const repo = await locateRepo({
-    cwd: where.specRoot,
-    timeoutMs: where.timeoutMs,
-    baseEnv: where.env,
-  });
-  if (repo === null) return null;
-  const state = await readRunState(runPaths(repo.gitCommonDir, where.change).state).catch(
-    () => null,
-  );
-  return state?.remote?.push ?? null;
+  return (await recordedState(where))?.remote?.push ?? null;
 }
