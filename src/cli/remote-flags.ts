@@ -16,7 +16,7 @@ export function addPushOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--push <remote>',
-        "claim the change on this git remote, then push the branch, the attempt refs and the run's record there after every step",
+        "claim the change on this git remote, then push the branch, the attempt refs and the run's record there after every step (a new run is refused while the work tree has uncommitted files: they would be pushed)",
       ),
     )
     .addOption(
