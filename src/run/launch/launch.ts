@@ -28,7 +28,8 @@ import {
 import { assertAnswerFits } from '../question.js';
 import { pushTarget, type RemoteSession } from '../remote/remote-session.js';
 import { openRunRemote } from '../remote/open-remote.js';
-import { refusePrivateFilesToPush } from '../remote/private-files.js';
+import { refusePrivateFilesToPush, refusePrivateStartToPush } from '../remote/private-files.js';
+import { recordedState } from '../recorded-state.js';
 import { continuedOptions, intentRecord } from '../intent.js';
 import { repairNotice } from '../repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
@@ -101,6 +102,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     // The user's uncommitted files would go out with the start's commit: never without asking.
     if (req.mode === 'start' && pushTo !== null && !options.worktree) {
       await refusePrivateFilesToPush({ ...where, remote: pushTo });
+    }
+    if (req.mode === 'resume' && pushTo !== null && options.from === null) {
+      const state = await recordedState(where);
+      if (state !== null) await refusePrivateStartToPush({ ...where, remote: pushTo }, state);
     }
     // `resume --from`: the run recorded on the remote becomes this machine's, once claimed.
     remote = await openRunRemote({

@@ -1,7 +1,9 @@
 import { UsageError } from '../../core/errors.js';
 import { engineContext, notInRepo } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
+import { changedPaths, emptyTree } from '../../git/raw-files.js';
 import { statusEntries } from '../../git/status.js';
+import type { RunState } from '../../checkpoint/index.js';
 
 /** How many of the user's files the refusal names before it only counts the rest. */
 const NAMED = 5;
@@ -25,10 +27,44 @@ export async function refusePrivateFilesToPush(where: {
   if (repo === null) throw notInRepo(where.specRoot);
   const entries = await statusEntries(engineContext(repo, engine), { readOnly: true });
   if (entries.length === 0) return;
-  const paths = entries.map((entry) => JSON.stringify(entry.path));
-  const named = paths.slice(0, NAMED).join(', ');
-  const more = paths.length > NAMED ? ` and ${paths.length - NAMED} more` : '';
   throw new UsageError(
-    `--push ${where.remote} would push your uncommitted and untracked files with the run's first commit (${named}${more}): commit what belongs to the project and put the rest aside (\`git stash --include-untracked\`), or add \`--worktree\` to leave them where they are (the run works in a worktree of its own)`,
+    `--push ${where.remote} would push your uncommitted and untracked files with the run's first commit (${listed(entries.map((entry) => entry.path))}): commit what belongs to the project and put the rest aside (\`git stash --include-untracked\`), or add \`--worktree\` to leave them where they are (the run works in a worktree of its own)`,
   );
+}
+
+/**
+ * `resume --push` of a run that pushed nowhere until now: its "initial state" commit may hold
+ * the user's uncommitted files of its start, which the push of `ralph/<change>` would send.
+ * Refused before anything changes (exit 2), naming them; the run goes on here without --push.
+ * A run that already pushes (its remote recorded) or was fetched from one sent no such commit.
+ */
+export async function refusePrivateStartToPush(
+  where: {
+    specRoot: string;
+    change: string;
+    remote: string;
+    timeoutMs: number;
+    env: NodeJS.ProcessEnv;
+  },
+  state: RunState,
+): Promise<void> {
+  if ((state.remote?.push ?? null) !== null) return;
+  if (state.baseSha === null || state.home !== undefined) return;
+  const engine = { timeoutMs: where.timeoutMs, baseEnv: where.env };
+  const repo = await locateRepo({ cwd: where.specRoot, ...engine });
+  if (repo === null) throw notInRepo(where.specRoot);
+  const ctx = engineContext(repo, engine);
+  const before = state.originalSha ?? (await emptyTree(ctx));
+  const files = [...(await changedPaths(ctx, before, state.baseSha))];
+  if (files.length === 0) return;
+  throw new UsageError(
+    `--push ${where.remote} would push your uncommitted files of the run's start, which its first commit holds (${listed(files)}): go on here without --push (\`ralphtool resume ${where.change}\`), or end it (\`ralphtool finish ${where.change} --cleanup\` gives them back uncommitted) and start again with --push once they are committed or put aside`,
+  );
+}
+
+/** Up to NAMED paths, quoted, then how many more. */
+function listed(paths: readonly string[]): string {
+  const quoted = paths.map((path) => JSON.stringify(path));
+  const more = quoted.length > NAMED ? ` and ${quoted.length - NAMED} more` : '';
+  return `${quoted.slice(0, NAMED).join(', ')}${more}`;
 }

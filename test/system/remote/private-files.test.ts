@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli.js';
 import { stories, succeed } from '../../run/helpers.js';
 import { RemoteWorld } from './world.js';
 
@@ -70,6 +71,30 @@ describe('run --push with the user’s files not committed', { timeout: 240_000 
     const result = await w.run(['--push', 'origin', '--on-complete', 'keep']);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(remoteText(w)).toContain('one\n');
+    expect(remoteText(w)).not.toContain('wJalrXUtnFEMI');
+  });
+
+  it('resume --push of a run whose first commit holds them: refused (exit 2), named; the run goes on here as printed', async () => {
+    world = new RemoteWorld(CHANGE, stories(1));
+    const w = world.scenario(scenario);
+    w.write('local.env', `${KEY}\n`);
+    // A local run (its "initial state" commit holds local.env) stopped before its first attempt.
+    const local = await w.run(['--max-duration', '1ms', '--on-complete', 'keep']);
+    expect(local.exitCode, local.stderr).toBe(5);
+    const remoteBefore = w.remote('for-each-ref');
+
+    const refused = await w.on(w.a, ['resume', CHANGE, '--push', 'origin']);
+    expect(refused.exitCode).toBe(2);
+    const line = refused.stderr.trim();
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toContain('"local.env"');
+    expect(w.remote('for-each-ref')).toBe(remoteBefore);
+
+    const advice = /`ralphtool (resume [^`]+)`/.exec(line)?.[1];
+    expect(advice).toBe(`resume ${CHANGE}`);
+    const resumed = await runCli((advice ?? '').split(' '), { cwd: w.dir, env: w.env() });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(w.remote('for-each-ref')).toBe(remoteBefore);
     expect(remoteText(w)).not.toContain('wJalrXUtnFEMI');
   });
 });
