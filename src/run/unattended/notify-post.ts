@@ -15,6 +15,7 @@ export interface NotifyPost {
 type Try = { ok: true } | { ok: false; why: string; retry: boolean };
 
 const RETRY_DELAY_MS = 1_000;
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * POSTs one event to a `--notify-url` (content-type application/json), each try bounded by the
@@ -39,30 +40,53 @@ export async function postNotification(post: NotifyPost): Promise<string | null>
   return `${host}: ${first.why}, then after a retry ${second.why}`;
 }
 
+/** Redirects followed before a delivery is given up. */
+const MAX_REDIRECTS = 5;
+
 async function tryPost(
   target: { url: URL; authorization: string | null },
   post: NotifyPost,
 ): Promise<Try> {
   const timeout = AbortSignal.timeout(post.timeoutMs);
   try {
-    const response = await fetch(target.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'ralphtool',
-        ...(target.authorization === null ? {} : { authorization: target.authorization }),
-      },
-      body: post.body,
-      signal: timeout,
-    });
-    // The answer is not used, but it is read so that the connection is let go.
-    await response.arrayBuffer();
-    if (response.ok) return { ok: true };
-    return {
-      ok: false,
-      why: `HTTP ${response.status}`,
-      retry: response.status >= 500,
-    };
+    // Redirects are followed by hand, the POST and its body kept at every hop: fetch would turn
+    // a 301, 302 or 303 into a GET without the event, and the 2xx of that GET is no delivery.
+    let url = target.url;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
+      // The credentials of the URL the user gave go to its own origin only.
+      const authorization = url.origin === target.url.origin ? target.authorization : null;
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'ralphtool',
+          ...(authorization === null ? {} : { authorization }),
+        },
+        body: post.body,
+        signal: timeout,
+        redirect: 'manual',
+      });
+      // The answer is not used, but it is read so that the connection is let go.
+      await response.arrayBuffer();
+      if (response.ok) return { ok: true };
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status)) {
+        return { ok: false, why: `HTTP ${response.status}`, retry: response.status >= 500 };
+      }
+      if (location === null) {
+        return { ok: false, why: `HTTP ${response.status} without a Location`, retry: false };
+      }
+      const next = URL.canParse(location, url.href) ? new URL(location, url) : null;
+      if (next === null) {
+        return {
+          ok: false,
+          why: `HTTP ${response.status} to a Location that is no URL`,
+          retry: false,
+        };
+      }
+      url = next;
+    }
+    return { ok: false, why: `more than ${MAX_REDIRECTS} redirects`, retry: false };
   } catch (error) {
     if (timeout.aborted) {
       return { ok: false, why: `no answer within ${seconds(post.timeoutMs)}`, retry: true };
