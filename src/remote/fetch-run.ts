@@ -2,10 +2,19 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RuntimeError, UsageError } from '../core/errors.js';
-import { attemptRef, attemptRefPrefix, ralphBranch, runPaths } from '../checkpoint/index.js';
-import { progressRef, progressSubject } from '../checkpoint/index.js';
-import { engineContext, notInRepo } from '../checkpoint/index.js';
-import { parseRunState, writeRunState, type RunState } from '../checkpoint/index.js';
+import {
+  attemptRef,
+  attemptRefPrefix,
+  engineContext,
+  notInRepo,
+  parseRunState,
+  progressRef,
+  progressSubject,
+  ralphBranch,
+  runPaths,
+  type RunState,
+  writeRunState,
+} from '../checkpoint/index.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
 import { fetchRefs, listRemoteRefs, remoteContext } from '../git/remote.js';
 import { branchSha, locateRepo, type RepoLocation } from '../git/repo.js';

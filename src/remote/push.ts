@@ -1,8 +1,7 @@
 import { branchSha } from '../git/repo.js';
 import { pushRefs, type PushResult, type PushUpdate } from '../git/remote.js';
 import type { GitContext } from '../git/git.js';
-import { ralphBranch } from '../checkpoint/index.js';
-import { progressRef, progressSubject } from '../checkpoint/index.js';
+import { progressRef, progressSubject, ralphBranch } from '../checkpoint/index.js';
 import { git } from '../git/git.js';
 import { claimRef, runRefspecs } from './names.js';
 

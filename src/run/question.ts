@@ -1,8 +1,7 @@
 import { blockedLine, blockedNext } from '../core/question.js';
 import { oneLine } from '../format/text.js';
 import { UsageError } from '../core/errors.js';
-import { openQuestion } from '../checkpoint/index.js';
-import type { RunState } from '../checkpoint/index.js';
+import { openQuestion, type RunState } from '../checkpoint/index.js';
 
 /**
  * `resume` and the question a blocked run asked (docs/contract.md, "Questions"): a run that

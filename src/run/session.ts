@@ -4,11 +4,9 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { locateRepo } from '../git/repo.js';
-import { notInRepo } from '../checkpoint/index.js';
+import { keptWorkAdvice, notInRepo, runPaths, type RunState } from '../checkpoint/index.js';
 import { groupAlive, signalGroup } from '../process/process-group.js';
 import { processesInGroup } from '../process/proc.js';
-import { keptWorkAdvice, runPaths } from '../checkpoint/index.js';
-import type { RunState } from '../checkpoint/index.js';
 import { acquireLock, processIdentity, type HeldLock, type LockHolder } from './lock.js';
 
 export interface SessionLocks {

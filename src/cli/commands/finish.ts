@@ -1,9 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
-import { openRun } from '../../checkpoint/index.js';
+import { notInRepo, openRun, runPaths, type RunPaths } from '../../checkpoint/index.js';
 import { DEFAULT_RUN_OPTIONS, REMOTE_DEFAULTS } from '../../run/options.js';
-import { runPaths, type RunPaths } from '../../checkpoint/index.js';
-import { notInRepo } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 import { openRunRemote } from '../../run/remote/open-remote.js';
 import { pushTarget } from '../../run/remote/remote-session.js';

@@ -1,8 +1,6 @@
 import { RuntimeError } from '../../core/errors.js';
 import { buildReport } from '../../core/run-report.js';
-import { runPaths } from '../../checkpoint/index.js';
-import { notInRepo } from '../../checkpoint/index.js';
-import { readRunState } from '../../checkpoint/index.js';
+import { notInRepo, readRunState, runPaths } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 import { readChange } from '../../openspec/changes.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';

@@ -1,8 +1,6 @@
 import type { CompletionChoice } from '../../core/events.js';
 import { runMark, type RunMark } from '../../core/run-mark.js';
-import { openRun } from '../../checkpoint/index.js';
-import { runPaths, runsRoot } from '../../checkpoint/index.js';
-import { readRunState } from '../../checkpoint/index.js';
+import { openRun, readRunState, runPaths, runsRoot } from '../../checkpoint/index.js';
 import { isValidChangeName } from '../../core/change-name.js';
 import { locateRepo } from '../../git/repo.js';
 import { existsSync } from 'node:fs';

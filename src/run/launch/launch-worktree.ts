@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { engineContext, notInRepo } from '../../checkpoint/index.js';
-import { runPaths } from '../../checkpoint/index.js';
-import { createRunWorktree, removeFreshWorktree } from '../../checkpoint/index.js';
-import { recreateRunWorktree } from '../../checkpoint/index.js';
-import { refuseRecordedRun } from '../../checkpoint/index.js';
 import {
+  createRunWorktree,
+  engineContext,
+  notInRepo,
   readRunState,
-  runStateExists,
+  recreateRunWorktree,
+  refuseRecordedRun,
+  removeFreshWorktree,
   type RunHome,
+  runPaths,
   type RunState,
+  runStateExists,
 } from '../../checkpoint/index.js';
 import type { GitContext } from '../../git/git.js';
 import { headPosition, locateRepo, type HeadPosition, type RepoLocation } from '../../git/repo.js';

@@ -5,8 +5,13 @@ import type { Change } from '../../core/change.js';
 import { countStories } from '../../core/change.js';
 import { RuntimeError, UsageError } from '../../core/errors.js';
 import type { RunEvent } from '../../core/events.js';
-import { openRun, startRun, type CheckpointRun, type ForcedSave } from '../../checkpoint/index.js';
-import { ralphBranch } from '../../checkpoint/index.js';
+import {
+  type CheckpointRun,
+  type ForcedSave,
+  openRun,
+  ralphBranch,
+  startRun,
+} from '../../checkpoint/index.js';
 import { changePaths, readChange } from '../../openspec/changes.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import type { AccountPause } from '../account-pause.js';

@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs';
-import { engineContext, notInRepo } from '../../checkpoint/index.js';
-import { runPaths } from '../../checkpoint/index.js';
-import { removeRunWorktree } from '../../checkpoint/index.js';
-import { readRunState, type RunState } from '../../checkpoint/index.js';
+import {
+  engineContext,
+  notInRepo,
+  readRunState,
+  removeRunWorktree,
+  runPaths,
+  type RunState,
+} from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 
 interface At {

@@ -4,8 +4,13 @@ import { RalphError } from '../../core/errors.js';
 import type { AttemptFailure, VerifyResult } from '../../core/events.js';
 import { afterAccepted } from '../../core/verify-ratchet.js';
 import type { AgentLimit } from '../../agents/types.js';
-import type { AttemptEnding, AttemptFigures, OpenQuestion } from '../../checkpoint/index.js';
-import { promptFile, transcriptFile } from '../../checkpoint/index.js';
+import {
+  type AttemptEnding,
+  type AttemptFigures,
+  type OpenQuestion,
+  promptFile,
+  transcriptFile,
+} from '../../checkpoint/index.js';
 import { runAttempt, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { processIdentity } from '../lock.js';

@@ -1,8 +1,6 @@
 import { relative } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { runPaths } from '../../checkpoint/index.js';
-import { notInRepo } from '../../checkpoint/index.js';
-import { readRunState, type RunState } from '../../checkpoint/index.js';
+import { notInRepo, readRunState, runPaths, type RunState } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 import { listChanges } from '../../openspec/changes.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';

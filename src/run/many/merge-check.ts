@@ -1,8 +1,12 @@
 import { findMergeOrder } from '../../core/merge-order.js';
-import { snapshotHome } from '../../checkpoint/index.js';
-import { runPaths, runsRoot } from '../../checkpoint/index.js';
-import { engineContext, notInRepo } from '../../checkpoint/index.js';
-import { readRunState } from '../../checkpoint/index.js';
+import {
+  engineContext,
+  notInRepo,
+  readRunState,
+  runPaths,
+  runsRoot,
+  snapshotHome,
+} from '../../checkpoint/index.js';
 import { commitTree } from '../../git/commit.js';
 import type { GitContext } from '../../git/git.js';
 import { mergeTree } from '../../git/merge-tree.js';

@@ -1,9 +1,8 @@
 import { UsageError } from '../../core/errors.js';
-import { engineContext, notInRepo } from '../../checkpoint/index.js';
+import { engineContext, notInRepo, type RunState } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 import { changedPaths, emptyTree } from '../../git/raw-files.js';
 import { statusEntries } from '../../git/status.js';
-import type { RunState } from '../../checkpoint/index.js';
 
 /** How many of the user's files the refusal names before it only counts the rest. */
 const NAMED = 5;

@@ -2,10 +2,13 @@ import { hostname } from 'node:os';
 import type { RunEvent, RunEventType } from '../../core/events.js';
 import { messageOf } from '../../core/error-details.js';
 import type { GitContext } from '../../git/git.js';
-import type { RunPaths } from '../../checkpoint/index.js';
+import {
+  parseRunState,
+  ralphBranch,
+  type RunPaths,
+  type RunState,
+} from '../../checkpoint/index.js';
 import { readFile } from 'node:fs/promises';
-import { parseRunState, type RunState } from '../../checkpoint/index.js';
-import { ralphBranch } from '../../checkpoint/index.js';
 import { branchSha } from '../../git/repo.js';
 import { claimRef, runRefspecs } from '../../remote/names.js';
 import { currentProgress, pushRun } from '../../remote/push.js';

@@ -1,6 +1,11 @@
 import type { RepoLocation } from '../../git/repo.js';
-import type { RunState } from '../../checkpoint/index.js';
-import { holderOf, isRunWorktree, listWorktrees, runWorktreeRoot } from '../../checkpoint/index.js';
+import {
+  holderOf,
+  isRunWorktree,
+  listWorktrees,
+  type RunState,
+  runWorktreeRoot,
+} from '../../checkpoint/index.js';
 
 /** Where a recorded run lives with respect to the work tree `status` was asked in. */
 export interface RunPlace {

@@ -7,9 +7,15 @@ import { git } from '../../git/git.js';
 import type { RepoLocation } from '../../git/repo.js';
 import { parseTasks } from '../../openspec/tasks.js';
 import { readLock } from '../lock.js';
-import { runPaths, runsRoot } from '../../checkpoint/index.js';
-import { readRunState, unreadableWayOut, type RunState } from '../../checkpoint/index.js';
-import { isKeptIncomplete, openQuestion } from '../../checkpoint/index.js';
+import {
+  isKeptIncomplete,
+  openQuestion,
+  readRunState,
+  runPaths,
+  runsRoot,
+  type RunState,
+  unreadableWayOut,
+} from '../../checkpoint/index.js';
 import { blockedNext } from '../../core/question.js';
 import { keptIncompleteNext } from '../../core/run-mark.js';
 import { messageOf } from '../../core/error-details.js';
