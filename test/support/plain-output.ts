@@ -14,8 +14,7 @@ export function printed(events: readonly RunEvent[], terminal = true): string {
     },
     plainStyle,
     undefined,
-    Date.now,
-    terminal,
+    { cut: terminal },
   );
   for (const event of events) printer.handle(event);
   return out;

@@ -58,13 +58,9 @@ async function runOneCommand(
     `ralphtool resume ${opts.change}`,
   );
   // On a terminal, lines under a story fit a line; into a file or a pipe they are whole.
-  const printer = new ProgressPrinter(
-    output.write,
-    io.style,
-    reach,
-    Date.now,
-    io.stdout.isTTY === true,
-  );
+  const printer = new ProgressPrinter(output.write, io.style, reach, {
+    cut: io.stdout.isTTY === true,
+  });
   const emit = gateAgentChatter(io.stdout, (event: RunEvent): void => {
     if (options.json) output.write(toNdjsonLine(timed(event)));
     else printer.handle(event);

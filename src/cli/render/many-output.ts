@@ -53,8 +53,7 @@ export class ManyOutput {
         (text) => this.write(prefixLines(prefix, text)),
         this.style,
         this.reach,
-        Date.now,
-        this.cut,
+        { cut: this.cut },
       );
       this.printers.set(change, printer);
     }

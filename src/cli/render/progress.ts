@@ -46,19 +46,29 @@ export class ProgressPrinter {
     private readonly style: Style,
     /** How the closing advice names ralphtool (`npx ralphtool resume …` when that is the way). */
     private readonly reach: Reach = ON_PATH,
-    /** The clock a wait's end is shown by (local time). */
-    private readonly now: () => number = Date.now,
-    /**
-     * Lines under a story are cut to a terminal's line (MAX_LINE columns); into a file or a pipe
-     * (a CI log) they are written whole, still on one line and made safe.
-     */
-    private readonly cut = true,
+    private readonly shown: {
+      /** The clock a wait's end is shown by (local time). */
+      now?: () => number;
+      /**
+       * Lines under a story are cut to a terminal's line (MAX_LINE columns); into a file or a
+       * pipe (a CI log) they are written whole, still on one line and made safe.
+       */
+      cut?: boolean;
+    } = {},
   ) {}
+
+  private get cutLines(): boolean {
+    return this.shown.cut ?? true;
+  }
+
+  private now(): number {
+    return (this.shown.now ?? Date.now)();
+  }
 
   /** A line under its story: indented, on one line, made safe, cut to `max` on a terminal. */
   private detail(text: string, max = MAX_LINE): string {
     const line = oneLine(text, ' | ');
-    return `  ${this.cut ? clip(line, max - 2) : line}`;
+    return `  ${this.cutLines ? clip(line, max - 2) : line}`;
   }
 
   handle(event: RunEvent): void {
@@ -189,7 +199,7 @@ export class ProgressPrinter {
       case 'claim.lost':
       case 'remote.pushed':
       case 'remote.push-failed':
-        return remoteLines(event, s, this.cut ? MAX_LINE : Number.POSITIVE_INFINITY);
+        return remoteLines(event, s, this.cutLines ? MAX_LINE : Number.POSITIVE_INFINITY);
       case 'limit.reached':
         if (event.limit === 'max-cost' || event.limit === 'max-story-cost') {
           this.budgetLimit = event.limit;
