@@ -100,7 +100,7 @@ export class RecordedRun {
   /** The run's intent (core/run-intent.ts), kept for every continuation. */
   async recordIntent(intent: IntentRecord): Promise<void> {
     await this.update((draft) => {
-      draft.intent = { ...intent, verify: [...intent.verify] };
+      draft.intent = structuredClone(intent);
     });
   }
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { RuntimeError } from '../core/errors.js';
 import { COMPLETION_CHOICES, FAILURE_KINDS, LIMIT_KINDS, RUN_OUTCOMES } from '../core/events.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
+import type { RunIntent } from '../core/run-intent.js';
 
 const sha = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'a full commit sha');
 
@@ -192,7 +193,8 @@ export const runStateSchema = z.object({
       /** Where the run was started from: a relative `--agent-command` program is found there. */
       baseDir: z.string().min(1),
     })
-    .optional(),
+    // The record holds every part of the intent core/run-intent.ts defines (checked by the type).
+    .optional() satisfies z.ZodType<(RunIntent & { baseDir: string }) | undefined>,
   /** The agent (and model) of the attempt running or last run; absent before any attempt. */
   attemptAgent: z
     .object({ agent: z.string().min(1), model: z.string().nullable() })

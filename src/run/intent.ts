@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { RuntimeError } from '../core/errors.js';
 import { continueIntent, type IntentChange, type RunIntent } from '../core/run-intent.js';
-import type { IntentRecord } from '../checkpoint/index.js';
+import type { IntentRecord, RunState } from '../checkpoint/index.js';
 import { formatDuration } from '../format/units.js';
 import { AGENT_KINDS, type AgentKind, type RunOptions } from './options.js';
-import { recordedState, type RecordedWhere } from './recorded-state.js';
 
 /** The intent the options carry (core/run-intent.ts). */
 export function intentOf(options: RunOptions): RunIntent {
@@ -40,13 +39,14 @@ export interface ContinuedRun {
  * replaced only by a flag given on this command line, each replacement said in one notice. A run
  * recorded before intents existed goes on with the flags as they are.
  */
-export async function continuedOptions(
+export function continuedOptions(
   options: RunOptions,
-  where: RecordedWhere,
+  state: RunState | null,
+  change: string,
   cwd: string,
   notice: (message: string) => void,
-): Promise<ContinuedRun> {
-  const recorded = (await recordedState(where))?.intent ?? null;
+): ContinuedRun {
+  const recorded = state?.intent ?? null;
   if (recorded === null) return { options, baseDir: cwd };
   const { baseDir, ...intent } = recorded;
   const { intent: next, changes } = continueIntent(intent, intentOf(options), options.intentGiven);
@@ -54,7 +54,7 @@ export async function continuedOptions(
   const agent = next.agent as AgentKind;
   if (!AGENT_KINDS.includes(agent)) {
     throw new RuntimeError(
-      `the run of ${where.change} was started with --agent ${next.agent}, which this ralphtool does not know: resume it with --agent ${AGENT_KINDS.join('|')}`,
+      `the run of ${change} was started with --agent ${next.agent}, which this ralphtool does not know: resume it with --agent ${AGENT_KINDS.join('|')}`,
     );
   }
   // A folder of another machine (`resume --from`) is not here: the program is found from here.

@@ -4,6 +4,7 @@ import { notInRepo, openRun, runPaths, type RunPaths } from '../../checkpoint/in
 import { DEFAULT_RUN_OPTIONS, REMOTE_DEFAULTS } from '../../run/options.js';
 import { locateRepo } from '../../git/repo.js';
 import { openRunRemote } from '../../run/remote/open-remote.js';
+import { recordedState } from '../../run/recorded-state.js';
 import { pushTarget } from '../../run/remote/remote-session.js';
 import { remoteName } from '../remote-flags.js';
 import { finishRecordedRun } from '../../run/launch/finish-run.js';
@@ -54,7 +55,7 @@ export async function finishCommand(
   const here = await runPathsOf(opts.cwd, opts.change, timeoutMs, io.env);
   const where = { specRoot: opts.cwd, change: opts.change, timeoutMs, env: io.env };
   const remote = await openRunRemote({
-    pushTo: pruneOnly ? null : await pushTarget('resume', from, where),
+    pushTo: pruneOnly ? null : pushTarget(from, await recordedState(where)),
     from,
     command: 'finish',
     change: opts.change,

@@ -103,14 +103,15 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   try {
     for (const warning of locks.warnings) hooks.notice(`warning: ${warning}`);
     // Claimed before anything changes: another machine's run of the change is a refusal.
-    const pushTo = await pushTarget(req.mode, options.push ?? options.from, where);
+    // A resume reads its record once before anything changes (with --from, again once fetched).
+    const before = req.mode === 'resume' ? await recordedState(where) : null;
+    const pushTo = pushTarget(options.push ?? options.from, before);
     // The user's uncommitted files would go out with the start's commit: never without asking.
     if (req.mode === 'start' && pushTo !== null && !options.worktree) {
       await refusePrivateFilesToPush({ ...where, remote: pushTo });
     }
-    if (req.mode === 'resume' && pushTo !== null && options.from === null) {
-      const state = await recordedState(where);
-      if (state !== null) await refusePrivateStartToPush({ ...where, remote: pushTo }, state);
+    if (before !== null && pushTo !== null && options.from === null) {
+      await refusePrivateStartToPush({ ...where, remote: pushTo }, before);
     }
     // `resume --from`: the run recorded on the remote becomes this machine's, once claimed.
     remote = await openRunRemote({
@@ -125,9 +126,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       notice: hooks.notice,
     });
     // A resume goes on with the run's recorded intent, each flag given now replacing its part.
+    const recordedNow = options.from === null ? before : await recordedState(where);
     const continued =
       req.mode === 'resume'
-        ? await continuedOptions(options, where, req.cwd, hooks.notice)
+        ? continuedOptions(options, recordedNow, where.change, req.cwd, hooks.notice)
         : { options, baseDir: req.cwd };
     const { backend, backendFor } =
       startBackends ?? checkedBackends(continued.options, req.env, continued.baseDir);

@@ -5,12 +5,12 @@ import {
   notInRepo,
   type CheckpointRun,
   type RunPaths,
+  type RunState,
 } from '../../checkpoint/index.js';
 import { remoteContext } from '../../git/remote.js';
 import { locateRepo } from '../../git/repo.js';
 import type { GitContext } from '../../git/git.js';
 import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../../remote/claim.js';
-import { recordedState, type RecordedWhere } from '../recorded-state.js';
 import { secretsHere } from '../secrets.js';
 import { acquireClaim, assertRemoteKnown, type TakenClaim } from './remote-claim.js';
 import { createRemoteSync, type RemoteSync } from './remote-sync.js';
@@ -252,14 +252,10 @@ export class RemoteSession {
 }
 
 /**
- * Where a run pushes: `--push` when given; for `resume`, else the remote the run recorded
- * (a run started with `--push` keeps pushing there, as it keeps its budget); null: nowhere.
+ * Where a run pushes: `--push` when given, else the remote the run recorded (a run started with
+ * `--push` keeps pushing there, as it keeps its budget); null: nowhere. `recorded` is the run's
+ * record read before it is opened (null for a start, or when there is none).
  */
-export async function pushTarget(
-  mode: 'start' | 'resume',
-  push: string | null,
-  where: RecordedWhere,
-): Promise<string | null> {
-  if (push !== null || mode === 'start') return push;
-  return (await recordedState(where))?.remote?.push ?? null;
+export function pushTarget(given: string | null, recorded: RunState | null): string | null {
+  return given ?? recorded?.remote?.push ?? null;
 }
