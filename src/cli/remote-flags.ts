@@ -22,7 +22,7 @@ export function addPushOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--claim-ttl <duration>',
-        "with --push: another machine's claim whose heartbeat is older than this may be taken over (default: 15m)",
+        "with --push or --from: another machine's claim whose heartbeat is older than this may be taken over (default: 15m)",
       ),
     );
 }
@@ -40,8 +40,11 @@ export function remoteOptions(
 ): Pick<RunOptions, 'push' | 'claimTtlMs' | 'from'> {
   const push = flags.push === undefined ? null : remoteName(flags.push, '--push');
   const from = flags.from === undefined ? null : remoteName(flags.from, '--from');
-  if (flags.claimTtl !== undefined && push === null) {
-    throw new UsageError('--claim-ttl is for runs with --push <remote>: add --push, or drop it');
+  // `--from` pushes to the remote it fetched from: its claim is taken with the TTL too.
+  if (flags.claimTtl !== undefined && push === null && from === null) {
+    throw new UsageError(
+      '--claim-ttl is for runs that push: add --push <remote> (or --from <remote>), or drop it',
+    );
   }
   return {
     push,

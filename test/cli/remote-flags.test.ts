@@ -14,9 +14,11 @@ describe('the remote flags', () => {
       claimTtlMs: 90_000,
     });
     expect(remoteOptions({ from: ' /srv/git/app.git ' }).from).toBe('/srv/git/app.git');
+    // `--from` pushes where it fetched from: the TTL applies to its claim.
+    expect(remoteOptions({ from: 'origin', claimTtl: '3s' }).claimTtlMs).toBe(3_000);
   });
 
-  it('refuse an empty or option-like remote, a bad TTL, and a TTL without --push (exit 2)', () => {
+  it('refuse an empty or option-like remote, a bad TTL, and a TTL without --push or --from (exit 2)', () => {
     for (const flags of [
       { push: '' },
       { push: '--force' },
