@@ -29,8 +29,8 @@ export async function saveBeforeForce(
   ctx: GitContext,
   change: string,
   oldSha: string,
+  prefix = forcedRefPrefix(change, Date.now()),
 ): Promise<ForcedSave> {
-  const prefix = forcedRefPrefix(change, Date.now());
   const attempts = attemptRefPrefix(change);
   const out = await git(ctx, ['for-each-ref', '--format=%(objectname) %(refname)', attempts]);
   const moved = out.stdout

@@ -20,6 +20,7 @@ export type { HeadPosition, RepoLocation } from '../git/repo.js';
 export { startRun } from './start.js';
 export type { StartOptions } from './start.js';
 export type { ForcedSave } from './forced-save.js';
+export { forcedRefPrefix, saveBeforeForce } from './forced-save.js';
 export type { GitOperation, StatusEntry } from '../git/status.js';
 export { listAttemptRefs } from './attempt-refs.js';
 export { snapshotHome } from './home-snapshot.js';

@@ -99,3 +99,20 @@ export async function commitSummary(
   const [parents = '', subject = ''] = out.split('\0');
   return { parents: parents.split(' ').filter(Boolean), subject };
 }
+
+/**
+ * Whether `ancestor` is in the history of `descendant` (equal counts). False when either is not
+ * a commit this repository has.
+ */
+export async function isAncestor(
+  ctx: GitContext,
+  ancestor: string,
+  descendant: string,
+): Promise<boolean> {
+  const result = await git(
+    ctx,
+    ['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant],
+    { allowFailure: true },
+  );
+  return result.exitCode === 0;
+}

@@ -9,6 +9,7 @@ import {
   notInRepo,
   parseRunState,
   progressRef,
+  readRunState,
   progressSubject,
   ralphBranch,
   runPaths,
@@ -17,14 +18,26 @@ import {
 } from '../checkpoint/index.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
 import { fetchRefs, listRemoteRefs, remoteContext } from '../git/remote.js';
-import { branchSha, locateRepo, type RepoLocation } from '../git/repo.js';
+import {
+  branchSha,
+  isAncestor,
+  locateRepo,
+  resolveCommit,
+  type RepoLocation,
+} from '../git/repo.js';
+import type { CompletionChoice } from '../core/events.js';
+import { followRemoteEnd } from './follow-end.js';
 import { recordRef } from './names.js';
+import { readRemoteRunView, rememberPushedTip } from './remote-view.js';
+import { assertCanSetAside, keepLocalBranch, setAsideLocalCopy } from './set-aside.js';
 import { RECORD_FILES, RECORD_FORMAT, readRecordFile } from './record.js';
 
 // `resume --from <remote>` and `finish --from <remote>` (docs/contract.md, "Continue anywhere"):
 // a run recorded on the remote becomes this machine's run: its branch, saved attempts and record
 // fetched, its run folder rebuilt from the record for this work tree, the work tree switched to
-// the branch at the recorded checkpoint. Every refusal comes before anything changes.
+// the branch at the recorded checkpoint. A copy of the run this machine already has gives way
+// when the remote went on past it: it is set aside (set-aside.ts), never dropped. Every refusal
+// comes before anything changes.
 
 export interface FetchRunRequest {
   /** A directory of this machine's work tree. */
@@ -35,6 +48,8 @@ export interface FetchRunRequest {
   env: NodeJS.ProcessEnv;
   /** What the fetched run is for: a refusal's words differ. */
   command: 'resume' | 'finish';
+  /** `finish --from`: how it ends the run (a run that ended on the remote must have ended so). */
+  choice?: CompletionChoice;
 }
 
 /** The run as rebuilt here: its state, and notes for the user. */
@@ -43,6 +58,8 @@ export interface FetchedRun {
   notes: string[];
   /** The remote holds a progress save (of the other machine's attempt): the next push drops it. */
   remoteProgress: boolean;
+  /** The run had ended on the remote and this repository followed (`finish --from`): no run here. */
+  ended: boolean;
 }
 
 export async function fetchRunFrom(req: FetchRunRequest): Promise<FetchedRun> {
@@ -51,44 +68,95 @@ export async function fetchRunFrom(req: FetchRunRequest): Promise<FetchedRun> {
   if (repo === null) throw notInRepo(req.cwd);
   const ctx = remoteContext(engineContext(repo, engine), Math.max(req.timeoutMs, 120_000));
   const paths = runPaths(repo.gitCommonDir, req.change);
-  if (existsSync(paths.state)) {
-    throw new UsageError(
-      `a run of ${req.change} is already recorded in this repository: \`ralphtool ${req.command} ${req.change}\` (without --from) carries it on here, or \`ralphtool finish ${req.change} --keep --prune\` ends it before fetching the remote's`,
-    );
-  }
-  await assertCleanTree(ctx, req.change);
   const branch = ralphBranch(req.change);
   const record = recordRef(req.change);
-  const progress = progressRef(req.change);
-  const listed = await listRemoteRefs(ctx, req.remote, [record, `refs/heads/${branch}`, progress]);
-  if ('error' in listed) {
-    throw new RuntimeError(
-      `cannot reach the remote ${JSON.stringify(req.remote)}: ${listed.error} (check \`git ls-remote ${req.remote}\`)`,
-    );
-  }
-  if (!listed.refs.has(record)) {
+  const view = await readRemoteRunView(ctx, req.remote, req.change);
+  if (view.record === null) {
     throw new RuntimeError(
       `no run of ${req.change} is recorded on ${req.remote} (no ${record}): \`ralphtool status --remote ${req.remote}\` lists the runs there`,
     );
   }
-  if (!listed.refs.has(`refs/heads/${branch}`)) {
+  const format = view.record.about?.format;
+  if (format !== RECORD_FORMAT) {
+    throw new RuntimeError(
+      `the record of ${req.change} on ${req.remote} is in a format this ralphtool does not read (${String(format)}): upgrade ralphtool`,
+    );
+  }
+  // This machine's copy of the run gives way only when the remote went on past it.
+  const local = existsSync(paths.state) ? await readRunState(paths.state) : null;
+  if (local !== null) {
+    const localRecord = await resolveCommit(ctx, record);
+    if (localRecord !== null && (await isAncestor(ctx, view.record.sha, localRecord))) {
+      throw new UsageError(
+        `a run of ${req.change} is already recorded in this repository, as far as ${req.remote}'s or further: \`ralphtool ${req.command} ${req.change}\` (without --from) carries it on here`,
+      );
+    }
+    await assertCanSetAside(ctx, req.change, req.command);
+  } else {
+    await assertCleanTree(ctx, req.change);
+  }
+  const there = view.record.state;
+  const endedThere = there?.status === 'finished' ? (there.choice ?? 'keep') : null;
+  if (endedThere !== null && (local === null || req.command !== 'finish')) {
+    throw new UsageError(
+      `the run of ${req.change} recorded on ${req.remote} is finished (${endedThere}): nothing to ${req.command}`,
+    );
+  }
+  if (endedThere !== null && req.choice !== endedThere) {
+    throw new UsageError(
+      `the run of ${req.change} ended on ${req.remote} with a ${endedThere}: \`ralphtool finish ${req.change} --from ${req.remote} --${endedThere}\` ends this machine's copy the same way`,
+    );
+  }
+  if (view.branch === null && endedThere === null) {
     throw new RuntimeError(
       `${req.remote} has the record of ${req.change} but not its branch ${branch}: the run there ended with a cleanup, or the branch was deleted; nothing to continue`,
     );
   }
+  // Everything above refuses before anything changes; from here on this machine follows the remote.
+  const notes =
+    local !== null
+      ? await setAsideLocalCopy(ctx, req.change, local, paths)
+      : await keepLocalBranch(ctx, req.change, view.branch);
   const attempts = `${attemptRefPrefix(req.change)}*`;
+  const progress = progressRef(req.change);
+  const listed = await listRemoteRefs(ctx, req.remote, [progress]);
+  const withProgress = !('error' in listed) && listed.refs.has(progress);
   const fetched = await fetchRefs(ctx, req.remote, [
-    `+refs/heads/${branch}:refs/heads/${branch}`,
+    ...(endedThere === 'cleanup' || view.branch === null
+      ? []
+      : [`+refs/heads/${branch}:refs/heads/${branch}`]),
     `+${attempts}:${attempts}`,
     `+${record}:${record}`,
-    ...(listed.refs.has(progress) ? [`+${progress}:${progress}`] : []),
+    ...(withProgress ? [`+${progress}:${progress}`] : []),
   ]);
   if (!fetched.ok) {
     throw new RuntimeError(
       `could not fetch the run of ${req.change} from ${req.remote}: ${fetched.error}`,
     );
   }
-  return { ...(await rebuild(ctx, repo, req, branch)), remoteProgress: listed.refs.has(progress) };
+  await rememberPushedTip(ctx, req.remote, req.change, view.branch);
+  if (endedThere !== null && local !== null && there !== null) {
+    const about = view.record.about;
+    const line = await followRemoteEnd(
+      ctx,
+      {
+        remote: req.remote,
+        change: req.change,
+        choice: endedThere,
+        host: about?.host ?? there.host,
+        at: about?.writtenAt ?? there.updatedAt,
+      },
+      local,
+    );
+    return { state: there, notes: [...notes, line], remoteProgress: false, ended: true };
+  }
+  const built = await rebuild(ctx, repo, req, branch);
+  return {
+    state: built.state,
+    notes: [...notes, ...built.notes],
+    remoteProgress: withProgress,
+    ended: false,
+  };
 }
 
 /** The run folder written from the record, for this machine and work tree. */
@@ -97,24 +165,12 @@ async function rebuild(
   repo: RepoLocation,
   req: FetchRunRequest,
   branch: string,
-): Promise<Omit<FetchedRun, 'remoteProgress'>> {
+): Promise<Omit<FetchedRun, 'remoteProgress' | 'ended'>> {
   const record = recordRef(req.change);
-  const about = await readRecordFile(ctx, record, RECORD_FILES.about);
-  const format = about === null ? null : (JSON.parse(about) as { format?: unknown }).format;
-  if (format !== RECORD_FORMAT) {
-    throw new RuntimeError(
-      `the record of ${req.change} on ${req.remote} is in a format this ralphtool does not read (${String(format)}): upgrade ralphtool`,
-    );
-  }
   const text = await readRecordFile(ctx, record, RECORD_FILES.state);
   if (text === null)
     throw new RuntimeError(`the record of ${req.change} on ${req.remote} has no state.json`);
   const recorded = parseRunState(text, `${req.remote}:${record}:${RECORD_FILES.state}`);
-  if (recorded.status === 'finished') {
-    throw new UsageError(
-      `the run of ${req.change} recorded on ${req.remote} is finished (${recorded.choice ?? 'ended'}): nothing to ${req.command}`,
-    );
-  }
   const tip = await gitOut(ctx, ['rev-parse', `refs/heads/${branch}`]);
   if (recorded.checkpointSha === null || recorded.baseSha === null) {
     throw new RuntimeError(

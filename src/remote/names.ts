@@ -33,3 +33,12 @@ export function runRefspecs(change: string, withBranch: boolean): { src: string;
     { src: recordRef(change), dst: recordRef(change) },
   ];
 }
+
+/**
+ * Where this machine keeps the tip of `ralph/<change>` it last pushed to (or fetched from) the
+ * remote: the one state from which its next push may move the remote branch (remote/push.ts).
+ * Local only, like every `refs/ralphtool-remote/` ref.
+ */
+export function pushedTipRef(remote: string, change: string): string {
+  return fetchedRef(remote, `refs/heads/${ralphBranch(change)}`);
+}

@@ -4,14 +4,17 @@ import type { GitContext } from '../git/git.js';
 import { progressRef, progressSubject, ralphBranch } from '../checkpoint/index.js';
 import { git } from '../git/git.js';
 import { claimRef, runRefspecs } from './names.js';
+import { readPushedTip, rememberPushedTip } from './remote-view.js';
 
 /**
  * Pushes the run's refs (the branch at `branchAt`, the attempt refs, the record) to the remote
  * in one atomic push. The branch is pushed at the checkpoint the record names, not at whatever
  * the local branch is at that moment, so the remote's branch and record always agree (an accept
- * may move the local branch between the record's writing and the push). Forced: while the
- * change's claim is held these refs are this machine's alone, and `run --force` may move the
- * branch to a commit that is not a descendant of what the remote has.
+ * may move the local branch between the record's writing and the push). The branch moves only
+ * from the tip this machine last pushed (a compare-and-swap: a keep or `run --force` may move it
+ * off what the remote has, but a commit someone else put there is never pushed over); the
+ * attempt refs and the record are forced, since while the change's claim is held they are this
+ * machine's alone. The tip pushed is remembered for the next push (remote-view.ts).
  */
 export async function pushRun(
   ctx: GitContext,
@@ -31,7 +34,8 @@ export async function pushRun(
     force: true,
   }));
   if (withBranch && at.branchAt !== null) {
-    updates.unshift({ src: at.branchAt, dst: branch, force: true });
+    const expect = (await readPushedTip(ctx, remote, change)) ?? '';
+    updates.unshift({ src: at.branchAt, dst: branch, force: true, expect });
   }
   if (at.progress === 'delete') updates.push({ src: '', dst: progressRef(change) });
   else if (at.progress != null) {
@@ -42,7 +46,19 @@ export async function pushRun(
   if (at.claimSha !== undefined) {
     updates.push({ src: at.claimSha, dst: claimRef(change), force: true, expect: at.claimSha });
   }
-  return pushRefs(ctx, remote, updates);
+  const pushed = await pushRefs(ctx, remote, updates);
+  if (pushed.ok && withBranch && at.branchAt !== null) {
+    await rememberPushedTip(ctx, remote, change, at.branchAt);
+  }
+  return pushed;
+}
+
+/** Whether a push was refused because the remote's branch is not where this machine left it. */
+export function branchMovedOnRemote(pushed: PushResult, change: string): boolean {
+  const branch = `refs/heads/${ralphBranch(change)}`;
+  return pushed.refs.some(
+    (r) => r.flag === '!' && r.dst === branch && /stale info/.test(r.summary),
+  );
 }
 
 /**

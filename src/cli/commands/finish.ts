@@ -58,6 +58,7 @@ export async function finishCommand(
     pushTo: pruneOnly ? null : pushTarget(from, await recordedState(where)),
     from,
     command: 'finish',
+    choice: cleanup ? 'cleanup' : 'keep',
     change: opts.change,
     cwd: opts.cwd,
     commandTimeoutMs: timeoutMs,
@@ -65,6 +66,11 @@ export async function finishCommand(
     env: io.env,
     notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
   });
+  // The run had ended on the remote: this repository followed it, and no run is recorded here.
+  if (remote?.endedOnRemote === true) {
+    await remote.end();
+    return 0;
+  }
   try {
     remote?.attachQuiet(here.paths, here.root);
     written = await finishHere(io, opts, { cleanup, keep, pruneOnly, timeoutMs, retry });

@@ -117,7 +117,8 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     remote = await openRunRemote({
       pushTo,
       from: req.mode === 'resume' ? options.from : null,
-      command: 'resume',
+      command: req.mode === 'resume' ? 'resume' : 'run',
+      force: options.force,
       change: req.change,
       cwd: specRoot,
       commandTimeoutMs: options.commandTimeoutMs,
@@ -163,7 +164,11 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
       },
     );
-    const lostMessage = remote?.lostMessage ?? null;
+    // The last push may be the one that finds the claim lost or the remote's branch moved.
+    const session = remote;
+    remote = null;
+    await session?.end();
+    const lostMessage = session?.lostMessage ?? null;
     if (lostMessage !== null) throw new RuntimeError(lostMessage);
     return result.exitCode;
   } finally {

@@ -11,7 +11,9 @@ import { remoteContext } from '../../git/remote.js';
 import { locateRepo } from '../../git/repo.js';
 import type { GitContext } from '../../git/git.js';
 import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../../remote/claim.js';
+import { readPushedTip, readRemoteRunView } from '../../remote/remote-view.js';
 import { secretsHere } from '../secrets.js';
+import { agreeWithRemote, branchMovedError } from './remote-truth.js';
 import { acquireClaim, assertRemoteKnown, type TakenClaim } from './remote-claim.js';
 import { createRemoteSync, type RemoteSync } from './remote-sync.js';
 
@@ -60,10 +62,16 @@ export class RemoteSession {
   private held: HeldClaim;
   private readonly lostController = new AbortController();
   private lostTo: string | null = null;
+  /** How the machine that took the claim over ended the run, when it did (lastWriter). */
+  private lostToFinished: 'keep' | 'cleanup' | null = null;
+  /** Why this machine stopped pushing without losing the claim (the remote's branch moved). */
+  private refusedBecause: string | null = null;
   private emit: ((event: RunEvent) => void) | null = null;
   private run: CheckpointRun | null = null;
   /** Set by `resume --from` when the remote holds another machine's progress save. */
   remoteProgress = false;
+  /** Set by `finish --from` when the run had ended on the remote and this repository followed. */
+  endedOnRemote = false;
 
   private constructor(
     private readonly req: RemoteSessionRequest,
@@ -98,10 +106,31 @@ export class RemoteSession {
     return this.lostController.signal;
   }
 
-  /** The one line that says the claim was lost, or null while it is held. */
+  /**
+   * Before a run that pushes acts: the remote must agree with this machine's copy of the run
+   * (remote-truth.ts); sets the tip its pushes move the remote branch from.
+   */
+  async agree(mode: 'start' | 'continue', force: boolean): Promise<void> {
+    await agreeWithRemote({
+      ctx: this.ctx,
+      remote: this.req.remote,
+      change: this.req.change,
+      mode,
+      force,
+      notice: this.req.notice,
+    });
+  }
+
+  /** The one line that says why the run stopped pushing (the claim lost, the branch moved), or null. */
   get lostMessage(): string | null {
+    if (this.refusedBecause !== null) return this.refusedBecause;
     if (this.lostTo === null) return null;
-    return `the claim of ${this.req.change} on ${this.req.remote} was taken over by ${this.lostTo}: this machine stopped the run and pushes nothing more (\`ralphtool resume ${this.req.change} --from ${this.req.remote}\` on that machine's side continues it)`;
+    const { change, remote } = this.req;
+    const way =
+      this.lostToFinished === null
+        ? `once that machine is done, \`ralphtool resume ${change} --from ${remote}\` continues here from the remote's record`
+        : `\`ralphtool finish ${change} --from ${remote} --${this.lostToFinished}\` ends this machine's copy the same way`;
+    return `the claim of ${change} on ${remote} was taken over by ${this.lostTo}: this machine stopped the run and pushes nothing more; ${way} (this machine's copy set aside, nothing lost)`;
   }
 
   /** The run's event stream with a push after every step (once the run exists). */
@@ -121,6 +150,9 @@ export class RemoteSession {
       secrets: () => secretsHere(this.req.env, roots),
       onClaimRefused: () => {
         this.beating = this.beating.then(() => this.checkClaim());
+      },
+      onBranchMoved: () => {
+        this.beating = this.beating.then(() => this.branchMoved());
       },
     });
     this.emit = this.sync.emit;
@@ -172,6 +204,8 @@ export class RemoteSession {
     if (this.sync !== null) {
       await this.sync.settled();
       this.sync.close();
+      // What the last push found out (a claim lost, the remote's branch moved) is known first.
+      await this.beating;
     }
     if (this.lostTo !== null) return;
     try {
@@ -217,11 +251,7 @@ export class RemoteSession {
       const now = await readRemoteClaim(this.ctx, this.req.remote, this.req.change).catch(
         () => null,
       );
-      this.loseTo(
-        now?.info
-          ? `${now.info.host} (pid ${now.info.pid})`
-          : 'another machine (or it was deleted)',
-      );
+      this.loseTo(now?.info ? `${now.info.host} (pid ${now.info.pid})` : await this.lastWriter());
     } catch (error) {
       // Unreachable for a moment: the next heartbeat tries again; the TTL is three of them.
       this.req.notice(
@@ -237,9 +267,48 @@ export class RemoteSession {
       () => undefined,
     );
     if (now === undefined || now?.sha === this.held.sha) return;
-    this.loseTo(
-      now?.info ? `${now.info.host} (pid ${now.info.pid})` : 'nobody (the claim was deleted)',
+    this.loseTo(now?.info ? `${now.info.host} (pid ${now.info.pid})` : await this.lastWriter());
+  }
+
+  /**
+   * A push refused because the remote's branch is not where this run last pushed it: someone
+   * else pushed there. The run stops as when the claim is lost and pushes nothing more; their
+   * commit is saved here and named.
+   */
+  private async branchMoved(): Promise<void> {
+    if (this.lostTo !== null || this.refusedBecause !== null) return;
+    const { remote, change } = this.req;
+    const [pushed, theirs] = await Promise.all([
+      readPushedTip(this.ctx, remote, change).catch(() => null),
+      readRemoteRunView(this.ctx, remote, change).catch(() => null),
+    ]);
+    if (pushed === null || theirs?.branch == null || theirs.branch === pushed) return;
+    const finished = this.run?.state.status === 'finished';
+    const error = await branchMovedError(this.ctx, remote, change, pushed, theirs.branch, {
+      stopped: !finished,
+      finished,
+    });
+    this.refusedBecause = error.message;
+    this.stopHeartbeat();
+    this.sync?.disable();
+    this.lostController.abort();
+  }
+
+  /**
+   * Who took a claim that is gone now: the machine that last wrote the run's record there (it
+   * took the claim over, went on, and released it at its end), as far as the remote tells.
+   */
+  private async lastWriter(): Promise<string> {
+    const view = await readRemoteRunView(this.ctx, this.req.remote, this.req.change).catch(
+      () => null,
     );
+    const about = view?.record?.about ?? null;
+    if (about === null || about.host === undefined) return 'a machine that has since released it';
+    const state = view?.record?.state ?? null;
+    if (state?.status === 'finished') this.lostToFinished = state.choice ?? 'keep';
+    const ended =
+      state?.status === 'finished' ? `, which finished the run (${state.choice ?? 'ended'})` : '';
+    return `${about.host}${ended} and has since released it (the record there was last written at ${about.writtenAt})`;
   }
 
   private loseTo(holder: string): void {

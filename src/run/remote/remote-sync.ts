@@ -11,7 +11,7 @@ import {
 import { readFile } from 'node:fs/promises';
 import { branchSha } from '../../git/repo.js';
 import { claimRef, runRefspecs } from '../../remote/names.js';
-import { currentProgress, pushRun } from '../../remote/push.js';
+import { branchMovedOnRemote, currentProgress, pushRun } from '../../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
 import type { Secret } from '../../core/redact.js';
 
@@ -57,6 +57,8 @@ export interface RemoteSyncConfig {
   progressOnRemote?: boolean;
   /** A push was refused on the claim: the session checks whether it was lost. */
   onClaimRefused?: () => void;
+  /** A push was refused because the remote's branch is not where this run last pushed it. */
+  onBranchMoved?: () => void;
   /** How long a push waits while the record says a git sequence is half-way. */
   settleMs?: number;
 }
@@ -124,6 +126,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         if (pushed.refs.some((r) => r.flag === '!' && r.dst === claimRef(config.change))) {
           config.onClaimRefused?.();
         }
+        if (branchMovedOnRemote(pushed, config.change)) config.onBranchMoved?.();
         throw new Error(pushed.message);
       }
       done = Math.max(done, covering);

@@ -1,11 +1,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveCli } from '../../support/live-cli.js';
-import { fakeAgentFlags } from '../../support/fake-agent.js';
-import { eventually, groupMembers, killGroup } from '../../support/processes.js';
+import { killGroup } from '../../support/processes.js';
 import { stories, succeed } from '../../run/helpers.js';
-import { RemoteWorld, type Machine } from './world.js';
+import { crashOnA, remoteState, RemoteWorld, type Machine } from './world.js';
 
 // Continue anywhere (docs/contract.md): machine A dies with `kill -9` in the middle of a story;
 // another machine, a fresh clone of the remote, continues or ends the run from the remote alone.
@@ -19,69 +17,6 @@ afterEach(() => {
   world = undefined;
 });
 
-/** The remote's record of the run, as state.json says it. */
-function remoteState(w: RemoteWorld): Record<string, unknown> | null {
-  try {
-    return JSON.parse(w.remote('show', `refs/ralphtool/${CHANGE}/record:state.json`)) as Record<
-      string,
-      unknown
-    >;
-  } catch {
-    return null;
-  }
-}
-
-/** Machine A: story 1 done and pushed, then killed (-9, agent too) half-way through story 2. */
-async function crashOnA(w: RemoteWorld): Promise<void> {
-  w.scenario({
-    '1-1': succeed('src/one.txt', 'one\n'),
-    '2-1': [
-      { write: 'src/two-half.txt', content: 'half\n' },
-      { say: 'working' },
-      { waitFor: path.join(w.scratch, 'never') },
-    ],
-    '2-2': succeed('src/two.txt', 'two\n'),
-    '3-1': succeed('src/three.txt', 'three\n'),
-  });
-  const live = new LiveCli(
-    // A short TTL: a heartbeat, and with it a save of the attempt going on, every second.
-    [
-      'run',
-      CHANGE,
-      ...fakeAgentFlags(),
-      '--push',
-      'origin',
-      '--claim-ttl',
-      '3s',
-      '--json',
-      '--on-complete',
-      'keep',
-    ],
-    w.dir,
-    w.env(),
-  );
-  await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
-  // The remote knows story 2 began (its record is pushed at each attempt's start).
-  expect(await eventually(() => remoteState(w)?.currentStory === '2', 60_000)).toBe(true);
-  // ...and the half-done attempt's work so far.
-  const progress = `refs/ralphtool/${CHANGE}/progress`;
-  const halfOnRemote = (): boolean => {
-    try {
-      return w.remote('show', `${progress}:src/two-half.txt`) === 'half\n';
-    } catch {
-      return false; // no progress save yet, or one made before the agent wrote the file
-    }
-  };
-  expect(await eventually(halfOnRemote, 60_000)).toBe(true);
-  await live.kill9();
-  const pgid = w.state().agentPgid as number | null;
-  if (pgid !== null) {
-    groups.push(pgid);
-    killGroup(pgid);
-    await eventually(() => groupMembers(pgid).length === 0);
-  }
-}
-
 function subjects(m: Machine, range: string): string[] {
   return m
     .git('log', '--reverse', '--format=%s', range)
@@ -93,7 +28,7 @@ describe('resume --from origin on another machine', { timeout: 240_000 }, () => 
   it('finishes the run A left half-way: every story once, the attempt counts carried on', async () => {
     world = new RemoteWorld(CHANGE, stories(3));
     const w = world;
-    await crashOnA(w);
+    await crashOnA(w, CHANGE);
 
     const b = w.clone('b');
     const resumed = await w.on(b, [
@@ -137,7 +72,7 @@ describe('resume --from origin on another machine', { timeout: 240_000 }, () => 
     expect(refs.get(`refs/heads/ralph/${CHANGE}`)).toBe(
       b.git('rev-parse', `ralph/${CHANGE}`).trim(),
     );
-    expect(remoteState(w)).toMatchObject({ status: 'finished', choice: 'keep' });
+    expect(remoteState(w, CHANGE)).toMatchObject({ status: 'finished', choice: 'keep' });
     expect(refs.has(`refs/ralphtool/${CHANGE}/claim`)).toBe(false);
   });
 
@@ -173,14 +108,14 @@ describe('finish --from origin on a third machine', { timeout: 240_000 }, () => 
   it('--keep ends the run there: its branch at the last checkpoint, the remote told', async () => {
     world = new RemoteWorld(CHANGE, stories(3));
     const w = world;
-    await crashOnA(w);
+    await crashOnA(w, CHANGE);
     const c = w.clone('c');
     const finished = await w.on(c, ['finish', CHANGE, '--from', 'origin', '--keep']);
     expect(finished.exitCode, finished.stderr).toBe(0);
     expect(subjects(c, `main..ralph/${CHANGE}`)).toEqual(['initial state', 'checkpoint: 1']);
     expect(c.git('branch', '--show-current').trim()).toBe(`ralph/${CHANGE}`);
     expect(c.git('status', '--porcelain').trim()).toBe('');
-    expect(remoteState(w)).toMatchObject({ status: 'finished', choice: 'keep' });
+    expect(remoteState(w, CHANGE)).toMatchObject({ status: 'finished', choice: 'keep' });
     expect(w.remoteRefs().has(`refs/ralphtool/${CHANGE}/claim`)).toBe(false);
     expect(c.git('show', `refs/ralphtool/${CHANGE}/attempts/2-1:src/two-half.txt`)).toBe('half\n');
     expect(w.remoteRefs().has(`refs/ralphtool/${CHANGE}/progress`)).toBe(false);
@@ -189,12 +124,12 @@ describe('finish --from origin on a third machine', { timeout: 240_000 }, () => 
   it('--cleanup brings the work onto main, uncommitted', async () => {
     world = new RemoteWorld(CHANGE, stories(3));
     const w = world;
-    await crashOnA(w);
+    await crashOnA(w, CHANGE);
     const c = w.clone('c');
     const finished = await w.on(c, ['finish', CHANGE, '--from', 'origin', '--cleanup']);
     expect(finished.exitCode, finished.stderr).toBe(0);
     expect(c.git('branch', '--show-current').trim()).toBe('main');
     expect(c.git('status', '--porcelain')).toContain('src/one.txt');
-    expect(remoteState(w)).toMatchObject({ status: 'finished', choice: 'cleanup' });
+    expect(remoteState(w, CHANGE)).toMatchObject({ status: 'finished', choice: 'cleanup' });
   });
 });

@@ -2,9 +2,12 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli, type CliRun } from '../../support/cli.js';
+import { expect } from 'vitest';
 import { fakeAgentFlags } from '../../support/fake-agent.js';
+import { LiveCli } from '../../support/live-cli.js';
+import { eventually, groupMembers, killGroup } from '../../support/processes.js';
 import { sh } from '../../support/temp-repo.js';
-import { RunFixture } from '../../run/helpers.js';
+import { RunFixture, succeed } from '../../run/helpers.js';
 
 /** One machine's checkout: a clone of the remote (or machine A, the fixture's repository). */
 export interface Machine {
@@ -80,5 +83,70 @@ export class RemoteWorld extends RunFixture {
   override remove(): void {
     super.remove();
     for (const dir of this.extra.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The remote's record of the run, as state.json says it. */
+export function remoteState(w: RemoteWorld, change: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(w.remote('show', `refs/ralphtool/${change}/record:state.json`)) as Record<
+      string,
+      unknown
+    >;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Machine A (the fixture's repository): story 1 done and pushed, then killed (-9, agent too) half-way through story 2
+ * (its work so far, src/two-half.txt, pushed as the progress save). Stories 2 and 3 succeed next.
+ */
+export async function crashOnA(w: RemoteWorld, change: string): Promise<void> {
+  w.scenario({
+    '1-1': succeed('src/one.txt', 'one\n'),
+    '2-1': [
+      { write: 'src/two-half.txt', content: 'half\n' },
+      { say: 'working' },
+      { waitFor: path.join(w.scratch, 'never') },
+    ],
+    '2-2': succeed('src/two.txt', 'two\n'),
+    '3-1': succeed('src/three.txt', 'three\n'),
+  });
+  const live = new LiveCli(
+    // A short TTL: a heartbeat, and with it a save of the attempt going on, every second.
+    [
+      'run',
+      change,
+      ...fakeAgentFlags(),
+      '--push',
+      'origin',
+      '--claim-ttl',
+      '3s',
+      '--json',
+      '--on-complete',
+      'keep',
+    ],
+    w.dir,
+    w.env(),
+  );
+  await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
+  // The remote knows story 2 began (its record is pushed at each attempt's start).
+  expect(await eventually(() => remoteState(w, change)?.currentStory === '2', 60_000)).toBe(true);
+  // ...and the half-done attempt's work so far.
+  const progress = `refs/ralphtool/${change}/progress`;
+  const halfOnRemote = (): boolean => {
+    try {
+      return w.remote('show', `${progress}:src/two-half.txt`) === 'half\n';
+    } catch {
+      return false; // no progress save yet, or one made before the agent wrote the file
+    }
+  };
+  expect(await eventually(halfOnRemote, 60_000)).toBe(true);
+  await live.kill9();
+  const pgid = w.state().agentPgid as number | null;
+  if (pgid !== null) {
+    killGroup(pgid);
+    await eventually(() => groupMembers(pgid).length === 0);
   }
 }

@@ -1,0 +1,93 @@
+import { RuntimeError } from '../core/errors.js';
+import { parseRunState, ralphBranch, type RunState } from '../checkpoint/index.js';
+import { git, type GitContext } from '../git/git.js';
+import { fetchRefs, listRemoteRefs } from '../git/remote.js';
+import { resolveCommit } from '../git/repo.js';
+import { fetchedRef, pushedTipRef, recordRef } from './names.js';
+import { RECORD_FILES, readRecordFile, type RecordAbout } from './record.js';
+
+// What the remote holds of one run now, read before a run that pushes acts on it
+// (docs/contract.md, "The remote is the truth"), and the tip this machine last pushed there.
+
+/** The remote's `ralph/<change>` and record, as they are now. */
+export interface RemoteRunView {
+  /** The tip of `ralph/<change>` on the remote; null when it has none. */
+  branch: string | null;
+  /** The record commit (fetched here), what it says, and who wrote it; null when none. */
+  record: { sha: string; state: RunState | null; about: RecordAbout | null } | null;
+}
+
+/** Reads the remote's branch and record of the change: one `ls-remote`, one fetch. */
+export async function readRemoteRunView(
+  ctx: GitContext,
+  remote: string,
+  change: string,
+): Promise<RemoteRunView> {
+  const branchRef = `refs/heads/${ralphBranch(change)}`;
+  const record = recordRef(change);
+  const listed = await listRemoteRefs(ctx, remote, [branchRef, record]);
+  if ('error' in listed) throw unreachable(remote, listed.error);
+  const branch = listed.refs.get(branchRef) ?? null;
+  const recordSha = listed.refs.get(record);
+  if (recordSha === undefined) return { branch, record: null };
+  const local = fetchedRef(remote, record);
+  const fetched = await fetchRefs(ctx, remote, [`+${record}:${local}`]);
+  if (!fetched.ok) throw unreachable(remote, fetched.error);
+  const stateText = await readRecordFile(ctx, local, RECORD_FILES.state);
+  const aboutText = await readRecordFile(ctx, local, RECORD_FILES.about);
+  return {
+    branch,
+    record: {
+      sha: recordSha,
+      state: stateText === null ? null : safely(() => parseRunState(stateText, record)),
+      about: aboutText === null ? null : safely(() => JSON.parse(aboutText) as RecordAbout),
+    },
+  };
+}
+
+/** The tip of `ralph/<change>` this machine last pushed to (or fetched from) the remote. */
+export async function readPushedTip(
+  ctx: GitContext,
+  remote: string,
+  change: string,
+): Promise<string | null> {
+  return resolveCommit(ctx, pushedTipRef(remote, change));
+}
+
+/** Remembers where the remote's `ralph/<change>` is now, by this machine's push or fetch. */
+export async function rememberPushedTip(
+  ctx: GitContext,
+  remote: string,
+  change: string,
+  sha: string | null,
+): Promise<void> {
+  const ref = pushedTipRef(remote, change);
+  await git(ctx, sha === null ? ['update-ref', '-d', ref] : ['update-ref', ref, sha], {
+    context: `could not remember where ${ralphBranch(change)} is on ${remote}`,
+  });
+}
+
+/** Fetches the remote's `ralph/<change>` into `into` (a local ref); false when it is gone. */
+export async function fetchRemoteBranch(
+  ctx: GitContext,
+  remote: string,
+  change: string,
+  into: string,
+): Promise<boolean> {
+  const fetched = await fetchRefs(ctx, remote, [`+refs/heads/${ralphBranch(change)}:${into}`]);
+  return fetched.ok;
+}
+
+function safely<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch {
+    return null;
+  }
+}
+
+function unreachable(remote: string, words: string): RuntimeError {
+  return new RuntimeError(
+    `cannot reach the remote ${JSON.stringify(remote)}: ${words} (check \`git ls-remote ${remote}\`)`,
+  );
+}
