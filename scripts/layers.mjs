@@ -46,7 +46,7 @@ export const FEATURE_IMPORTS = {
     unattended: ['.'],
     loop: ['.', 'unattended'],
     remote: ['.'],
-    status: ['.'],
+    status: ['.', 'remote'],
     launch: ['.', 'loop', 'remote', 'unattended'],
     many: ['.', 'launch', 'status'],
   },

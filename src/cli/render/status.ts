@@ -51,6 +51,7 @@ export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Da
       ...homeLines(run),
       ...agentLines(run, now),
       ...waitLines(run, now),
+      ...(run.remote ? [`  on ${run.remote.remote}: ${run.remote.said}`] : []),
       `  next: ${run.next}`,
     ].join('\n');
   });

@@ -36,11 +36,7 @@ export async function agreeWithRemote(req: AgreeRequest): Promise<void> {
   const { ctx, remote, change } = req;
   const view = await readRemoteRunView(ctx, remote, change);
   if (req.mode === 'continue') {
-    const localRecord = await resolveCommit(ctx, recordRef(change));
-    const behind =
-      view.record !== null &&
-      (localRecord === null || !(await isAncestor(ctx, view.record.sha, localRecord)));
-    if (behind) throw wentOnElsewhere(remote, change, view);
+    if (await copyIsBehind(ctx, change, view)) throw wentOnElsewhere(remote, change, view);
     const pushed = await readPushedTip(ctx, remote, change);
     if (pushed !== null && view.branch !== null && view.branch !== pushed) {
       throw await branchMovedError(ctx, remote, change, pushed, view.branch);
@@ -110,19 +106,50 @@ function describe(view: RemoteRunView): string {
   return `recorded by ${by}: ${status}, ${done} ${done === 1 ? 'story' : 'stories'} done, ${where}`;
 }
 
-function wentOnElsewhere(remote: string, change: string, view: RemoteRunView): RuntimeError {
+/** What the remote says of a copy behind it, and the one command that follows the remote. */
+export function behindAdvice(
+  remote: string,
+  change: string,
+  view: RemoteRunView,
+): { said: string; command: string } {
   const state = view.record?.state ?? null;
-  const aside = `this machine's copy is set aside under refs/ralphtool/${change}/forced/, nothing is lost`;
   if (state?.status === 'finished') {
     const choice = state.choice === 'cleanup' ? 'cleanup' : 'keep';
-    return new RuntimeError(
-      `the run of ${change} on ${remote} went on without this machine and ended there (${describe(view)}): this machine's copy is behind and would redo that work. \`ralphtool finish ${change} --from ${remote} --${choice}\` ends it here the same way (${aside})`,
-    );
+    return {
+      said: `the run of ${change} on ${remote} went on without this machine and ended there (${describe(view)})`,
+      command: `ralphtool finish ${change} --from ${remote} --${choice}`,
+    };
   }
   // A run parked on a question there goes on with its answer.
   const answer = state?.question != null && state.question.answer === null ? ' --answer "…"' : '';
+  return {
+    said: `the run of ${change} on ${remote} went on without this machine (${describe(view)})`,
+    command: `ralphtool resume ${change} --from ${remote}${answer}`,
+  };
+}
+
+/**
+ * Whether this machine's copy of the run is behind the remote's record: the remote's record is
+ * not in the history of this machine's (another machine wrote it).
+ */
+export async function copyIsBehind(
+  ctx: GitContext,
+  change: string,
+  view: RemoteRunView,
+): Promise<boolean> {
+  if (view.record === null) return false;
+  const localRecord = await resolveCommit(ctx, recordRef(change));
+  return localRecord === null || !(await isAncestor(ctx, view.record.sha, localRecord));
+}
+
+function wentOnElsewhere(remote: string, change: string, view: RemoteRunView): RuntimeError {
+  const { said, command } = behindAdvice(remote, change, view);
+  const how =
+    view.record?.state?.status === 'finished'
+      ? 'ends it here the same way'
+      : "continues from the remote's record";
   return new RuntimeError(
-    `the run of ${change} on ${remote} went on without this machine (${describe(view)}): this machine's copy is behind and would redo that work. \`ralphtool resume ${change} --from ${remote}${answer}\` continues from the remote's record (${aside})`,
+    `${said}: this machine's copy is behind and would redo that work. \`${command}\` ${how} (this machine's copy is set aside under refs/ralphtool/${change}/forced/, nothing is lost)`,
   );
 }
 

@@ -21,6 +21,7 @@ import { keptIncompleteNext } from '../../core/run-mark.js';
 import { messageOf } from '../../core/error-details.js';
 import { runPlace } from './status-ways-out.js';
 import { limitNext, recordedBudget } from './status-limits.js';
+import { remoteSaid } from './status-remote.js';
 import type { Budget } from '../../core/budget.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
@@ -68,6 +69,11 @@ export interface RunStatus {
     agents: { agent: string; model: string | null }[];
     limited: { agent: string; until: string; kind: string; resetsAt: string | null }[];
   } | null;
+  /**
+   * What the remote says of a run that pushes and waits to be continued here (in step, went on
+   * without this machine, its branch moved, unreachable); null otherwise.
+   */
+  remote?: { remote: string; said: string } | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -122,6 +128,8 @@ async function statusOf(
   const total = await storyTotal(repo, state, specRootFromRepo, timeoutMs, baseEnv);
   const place = await runPlace(repo, state, condition === 'interrupted', timeoutMs, baseEnv);
   const question = condition === 'interrupted' ? openQuestion(state) : null;
+  // The remote is the truth for a run that pushes: a copy behind it is followed, not resumed.
+  const remote = condition === 'interrupted' ? await remoteSaid(repo, state, baseEnv) : null;
   return {
     change,
     state: condition,
@@ -146,8 +154,10 @@ async function statusOf(
     wait: state.status === 'active' ? (state.wait ?? null) : null,
     agent: state.attemptAgent ?? null,
     fallback: fallbackOf(state),
+    remote: remote === null ? null : { remote: remote.remote, said: remote.said },
     next:
       place.blocked ??
+      (remote?.next != null ? `\`${remote.next}\`` : null) ??
       nextCommand(
         change,
         condition,

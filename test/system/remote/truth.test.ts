@@ -125,6 +125,16 @@ describe('a machine whose copy of the run is behind the remote', { timeout: 240_
 
     const way = advice(resumed, 'round');
     expect(way).toEqual(['resume', CHANGE, '--from', 'origin', '--answer', 'round']);
+    // `status` on A says the same, and its next: line is that command.
+    const status = await w.on(a, ['status']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toContain(
+      'on origin: the run of truth on origin went on without this machine',
+    );
+    expect(status.stdout).toContain(
+      `next: \`ralphtool resume ${CHANGE} --from origin --answer "…"\``,
+    );
+    expect(advice({ stderr: status.stdout } as CliRun, 'round')).toEqual(way);
     const goes = await w.on(a, way);
     expect(goes.exitCode, goes.stderr).toBe(0);
     expect(w.prompt('3', 1)).toContain('round');
