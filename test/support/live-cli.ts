@@ -14,6 +14,8 @@ export class LiveCli {
   readonly child: ChildProcess;
   readonly events: EventJson[] = [];
   stderr = '';
+  /** What it printed on stdout, as text (the tail): the plain output of a run without --json. */
+  stdout = '';
   /** Highest VmHWM (peak resident set, kB) seen in /proc while it ran; 0 if never sampled. */
   peakRssKb = 0;
   /** Bytes of stdout that were not a JSON line (should stay 0 with --json). */
@@ -119,6 +121,7 @@ export class LiveCli {
   }
 
   private onStdout(chunk: string): void {
+    this.stdout = (this.stdout + chunk).slice(-200_000);
     this.buffer += chunk;
     const lines = this.buffer.split('\n');
     this.buffer = lines.pop() ?? '';
