@@ -155,7 +155,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--notify <cmdline>',
-        'run this program (no shell; the event as JSON on stdin) when the run ends, a story gives up or asks, or a limit wait starts or ends (repeatable)',
+        'run this program (no shell; the event as JSON on stdin) when the run ends, a story gives up or asks, or a limit wait starts or ends (repeatable; a resume without notification flags tells the ones the run was started with)',
       ).argParser(repeatable),
     )
     .addOption(

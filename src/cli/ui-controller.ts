@@ -8,7 +8,7 @@ import type { CheckpointRun } from '../checkpoint/index.js';
 import { finishRecordedRun, recordedRunMarks } from '../run/launch/finish-run.js';
 import { launchRun } from '../run/launch/launch.js';
 import { runMany } from '../run/many/many.js';
-import { createNotifier } from '../run/unattended/notify.js';
+import { notifierWith, notifyTargetsFor } from '../run/unattended/notify-intent.js';
 import { timed } from '../run/ndjson.js';
 import type { RunOptions } from '../run/options.js';
 import { listChanges, readChange } from '../openspec/changes.js';
@@ -111,22 +111,31 @@ export function createUiController(
       // its last steps (locks, notifications) may still be settling: nothing is left to stop.
       let ended = false;
       // Events go to the UI at once; notifications are delivered beside the UI.
-      const notifier = createNotifier({
-        change,
-        programs: options.notify,
-        urls: options.notifyUrls,
-        timeoutMs: options.notifyTimeoutMs,
+      // A resume tells the people the run told, unless the UI was given its own notifications.
+      const targets = notifyTargetsFor({
         cwd,
+        change,
+        mode,
+        options,
+        timeoutMs: options.commandTimeoutMs,
         env,
-        next: (event: RunEvent): void => {
-          if (event.type === 'run.finished') ended = true;
-          if (event.type === 'agent.limited') waiting = true;
-          else if (event.type !== 'error') waiting = false;
-          onEvent(timed(event));
-        },
-        holdFinished: false,
-        phrase: (message) => reachable(message, reach),
       });
+      const notifier = notifierWith(
+        {
+          change,
+          cwd,
+          env,
+          next: (event: RunEvent): void => {
+            if (event.type === 'run.finished') ended = true;
+            if (event.type === 'agent.limited') waiting = true;
+            else if (event.type !== 'error') waiting = false;
+            onEvent(timed(event));
+          },
+          holdFinished: false,
+          phrase: (message) => reachable(message, reach),
+        },
+        targets,
+      );
       const emit = notifier.emit;
       const done = launchRun(
         {

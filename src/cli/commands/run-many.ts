@@ -8,7 +8,8 @@ import { clashesOf } from '../../run/many/merge-clash.js';
 import type { MergeReport } from '../../run/many/many-types.js';
 import { runMany } from '../../run/many/many.js';
 import { selectAll } from '../../run/many/many-select.js';
-import { createNotifier, type Notifier } from '../../run/unattended/notify.js';
+import type { Notifier } from '../../run/unattended/notify.js';
+import { notifierWith, notifyTargetsFor } from '../../run/unattended/notify-intent.js';
 import { gateAgentChatter } from '../../run/output-gate.js';
 import { askCompletionChoice } from '../completion-prompt.js';
 import { stopWhenOutputCloses } from '../closed-output.js';
@@ -77,17 +78,25 @@ export async function runManyCommand(
   for (const change of changes) {
     notifiers.set(
       change,
-      createNotifier({
-        change,
-        programs: options.notify,
-        urls: options.notifyUrls,
-        timeoutMs: options.notifyTimeoutMs,
-        cwd: opts.cwd,
-        env: io.env,
-        next: gateAgentChatter(io.stdout, (event: RunEvent) => out.event(change, event)),
-        holdFinished: true,
-        phrase: (message) => reachable(message, reach),
-      }),
+      notifierWith(
+        {
+          change,
+          cwd: opts.cwd,
+          env: io.env,
+          next: gateAgentChatter(io.stdout, (event: RunEvent) => out.event(change, event)),
+          holdFinished: true,
+          phrase: (message) => reachable(message, reach),
+        },
+        // `resume --all`: each run tells the people it told, unless given its own.
+        notifyTargetsFor({
+          cwd: opts.cwd,
+          change,
+          mode: opts.mode,
+          options,
+          timeoutMs: options.commandTimeoutMs,
+          env: io.env,
+        }),
+      ),
     );
   }
   const originals = new Map<string, string>();

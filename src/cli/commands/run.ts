@@ -3,7 +3,7 @@ import { QuitNow, UsageError } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { launchRun, type RunMode } from '../../run/launch/launch.js';
 import { timed, toNdjsonLine } from '../../run/ndjson.js';
-import { createNotifier } from '../../run/unattended/notify.js';
+import { notifierWith, notifyTargetsFor } from '../../run/unattended/notify-intent.js';
 import { gateAgentChatter } from '../../run/output-gate.js';
 import { askCompletionChoice } from '../completion-prompt.js';
 import { stopWhenOutputCloses } from '../closed-output.js';
@@ -86,17 +86,26 @@ async function runOneCommand(
     );
   };
   // Told of the events people need to know; run.finished is written once those are delivered.
-  const notifier = createNotifier({
-    change: opts.change,
-    programs: options.notify,
-    urls: options.notifyUrls,
-    timeoutMs: options.notifyTimeoutMs,
+  // A resume tells the people the run told, unless it is given its own notifications.
+  const targets = notifyTargetsFor({
     cwd: opts.cwd,
+    change: opts.change,
+    mode: opts.mode,
+    options,
+    timeoutMs: options.commandTimeoutMs,
     env: io.env,
-    next: emit,
-    holdFinished: true,
-    phrase: (message) => reachable(message, reach),
   });
+  const notifier = notifierWith(
+    {
+      change: opts.change,
+      cwd: opts.cwd,
+      env: io.env,
+      next: emit,
+      holdFinished: true,
+      phrase: (message) => reachable(message, reach),
+    },
+    targets,
+  );
   try {
     const launched = launchRun(
       { cwd: opts.cwd, change: opts.change, options, mode: opts.mode, env: io.env },

@@ -24,6 +24,7 @@ import {
 } from './launch-worktree.js';
 import type { RunOptions } from '../options.js';
 import { fallbackBackends } from '../unattended/fallback-backends.js';
+import { notifyGiven, recordNotifyTargets } from '../unattended/notify-intent.js';
 import {
   runLoop,
   type ChooseCompletion,
@@ -142,6 +143,8 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       recorded,
     ));
     await run.recordIntent(intentRecord(continued.options, continued.baseDir));
+    // The notifications too, in a file of their own (never pushed): given now, or kept.
+    if (req.mode === 'start' || notifyGiven(options)) await recordNotifyTargets(run.paths, options);
     hooks.onRun?.(run);
     if ((run.state.remote?.push ?? null) !== pushTo) await run.recordRemote(pushTo);
     const emit = remote === null ? hooks.emit : remote.attach(run, hooks.emit);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTIFIED_EVENT_TYPES } from '../../../src/core/notify-message.js';
@@ -336,5 +336,42 @@ describe('--notify: ralphtool does not end before the notifications are out', ()
     expect(exit.code).toBe(0);
     expect(received(out).map((c) => c.env.RALPHTOOL_EVENT)).toEqual(['run.finished']);
     expect(cli.types().at(-1)).toBe('run.finished');
+  });
+});
+
+describe('notifications are part of the run’s intent', () => {
+  it('resume as printed tells the program the run told; the record of them stays in the run folder (0600)', async () => {
+    fixture = new RunFixture(CHANGE, stories(2)).scenario({
+      '1-1': succeed('src/a.txt', 'a\n'),
+      '2-1#1': [{ signal: 'BLOCKED: Which colour?' }],
+      '2-1#2': succeed('src/b.txt', 'b\n'),
+    });
+    const f = fixture;
+    const told = path.join(f.scratch, 'told.jsonl');
+    const first = await f.run(['--notify', recorder(told), '--on-complete', 'keep']);
+    expect(first.exitCode, first.stderr).toBe(4);
+    expect(received(told).map((c) => c.env.RALPHTOOL_EVENT)).toEqual([
+      'story.blocked',
+      'run.finished',
+    ]);
+    const file = path.join(f.dir, '.git', 'ralphtool', CHANGE, 'notify.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ notify: [recorder(told)] });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    // The way on, exactly as printed: no --notify on it, and the program is told the end.
+    const printed = /`ralphtool (resume [^`]*--answer "…")`/.exec(first.stdout)?.[1] ?? '';
+    expect(printed).toBe(`resume ${CHANGE} --answer "…"`);
+    const resumed = await runCli(['resume', CHANGE, '--answer', 'blue'], {
+      cwd: f.dir,
+      env: f.env(),
+    });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const calls = received(told);
+    expect(calls.map((c) => c.env.RALPHTOOL_EVENT)).toEqual([
+      'story.blocked',
+      'run.finished',
+      'run.finished',
+    ]);
+    expect(stdinEvent(calls[2] as Received)).toMatchObject({ outcome: 'complete' });
   });
 });
