@@ -22,7 +22,7 @@ export type { StartOptions } from './start.js';
 export type { ForcedSave } from './forced-save.js';
 export { forcedRefPrefix, saveBeforeForce } from './forced-save.js';
 export type { GitOperation, StatusEntry } from '../git/status.js';
-export { listAttemptRefs } from './attempt-refs.js';
+export { attemptRefTips, listAttemptRefs } from './attempt-refs.js';
 export { snapshotHome } from './home-snapshot.js';
 export {
   attemptRef,

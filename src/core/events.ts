@@ -42,6 +42,8 @@ export const FAILURE_KINDS = [
   'blocked',
   /** The agent stopped at the budget it was given (`--max-budget-usd`): reverted, not counted, the run ends. */
   'budget',
+  /** A run that pushes: the attempt wrote a secret's value into a file (never pushed, retried). */
+  'secret-written',
 ] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 

@@ -39,6 +39,7 @@ const FAILURES_WITH_CONTEXT: ReadonlySet<FailureKind> = new Set([
   'tasks-unchecked',
   'tasks-edited',
   'verify-failed',
+  'secret-written',
 ]);
 
 /** Beyond this the scenarios are cut and the agent is pointed at the spec files. */
@@ -96,6 +97,7 @@ function previousFailureSection({ previousFailure }: PromptInput): string | null
     'verify-failed': 'The previous attempt said COMPLETE, but a verification command failed:',
     'tasks-edited':
       "The previous attempt changed its own story's tasks instead of only ticking them:",
+    'secret-written': 'The previous attempt said COMPLETE, but it wrote a secret into a file:',
   };
   return [
     '## Previous Attempt Failed',

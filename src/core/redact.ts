@@ -112,3 +112,15 @@ function dotenvValue(raw: string): string {
 function longestFirst(secrets: readonly Secret[]): Secret[] {
   return [...secrets].sort((a, b) => b.value.length - a.value.length);
 }
+
+/**
+ * The first secret of `secrets` whose name says secret (a token, a key, a password: not any
+ * dotenv value, a host name is no secret) and whose value `text` holds; null when none. Token
+ * shapes are left out on purpose: code and tests hold made-up ones.
+ */
+export function secretWrittenIn(text: string, secrets: readonly Secret[]): Secret | null {
+  for (const secret of secrets) {
+    if (SECRET_NAME.test(secret.name) && text.includes(secret.value)) return secret;
+  }
+  return null;
+}

@@ -23,13 +23,24 @@ export function fetchedRef(remote: string, ref: string): string {
   return `refs/ralphtool-remote/${safe}/${ref.replace(/^refs\//, '')}`;
 }
 
-/** What a push of the run carries: the branch (when it exists), the attempt refs, the record. */
-export function runRefspecs(change: string, withBranch: boolean): { src: string; dst: string }[] {
+/**
+ * What a push of the run carries: the branch (when it exists), the attempt refs (all of them, or
+ * exactly `attempts` when some must stay here), the record.
+ */
+export function runRefspecs(
+  change: string,
+  withBranch: boolean,
+  attempts?: readonly string[],
+): { src: string; dst: string }[] {
   const branch = `refs/heads/${ralphBranch(change)}`;
-  const attempts = `${attemptRefPrefix(change)}*`;
+  const every = `${attemptRefPrefix(change)}*`;
+  const attemptSpecs =
+    attempts === undefined
+      ? [{ src: every, dst: every }]
+      : attempts.map((ref) => ({ src: ref, dst: ref }));
   return [
     ...(withBranch ? [{ src: branch, dst: branch }] : []),
-    { src: attempts, dst: attempts },
+    ...attemptSpecs,
     { src: recordRef(change), dst: recordRef(change) },
   ];
 }

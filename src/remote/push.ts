@@ -25,11 +25,13 @@ export async function pushRun(
     claimSha?: string;
     /** The attempt in progress's save: pushed (a commit), deleted on the remote (`delete`), or left. */
     progress?: { push: string } | 'delete' | null;
+    /** Exactly these attempt refs (the others stay here); absent: every one. */
+    attempts?: readonly string[];
   },
 ): Promise<PushResult> {
   const branch = `refs/heads/${ralphBranch(change)}`;
   const withBranch = at.branchAt !== null && (await branchSha(ctx, ralphBranch(change))) !== null;
-  const updates: PushUpdate[] = runRefspecs(change, false).map((spec) => ({
+  const updates: PushUpdate[] = runRefspecs(change, false, at.attempts).map((spec) => ({
     ...spec,
     force: true,
   }));

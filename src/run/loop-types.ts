@@ -1,3 +1,4 @@
+import type { Secret } from '../core/redact.js';
 import type { AgentBackend } from '../agents/types.js';
 import type { AgentSlot } from '../core/agent-choice.js';
 import type { Clock } from '../core/clock.js';
@@ -49,6 +50,11 @@ export interface LoopDeps {
    * system clock; the in-process tests move it on instead of waiting).
    */
   clock?: Clock;
+  /**
+   * A run that pushes (`--push`): the secrets a file of an attempt must not hold (the
+   * environment's and the dotenv files' whose names say secret), read before each check.
+   */
+  pushedSecrets?: () => Promise<readonly Secret[]>;
 }
 
 /** LoopDeps inside the loop: the clock chosen. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { allSecrets, dotenvSecretsOf, redact, secretsOf } from '../../src/core/redact.js';
+import {
+  allSecrets,
+  dotenvSecretsOf,
+  redact,
+  secretsOf,
+  secretWrittenIn,
+} from '../../src/core/redact.js';
 
 // The one redactor (core/redact.ts): each kind of secret it knows, as it appears in text.
 
@@ -82,5 +88,23 @@ describe('redact', () => {
     expect(redact('see https://example.com/a:b@c and mailto:me@example.com', [])).toBe(
       'see https://example.com/a:b@c and mailto:me@example.com',
     );
+  });
+});
+
+describe('secretWrittenIn', () => {
+  const secrets = allSecrets(
+    secretsOf({ DEPLOY_TOKEN: 'tok-0123456789', DATABASE_URL: 'postgres://app:pa55word99@db/x' }),
+    dotenvSecretsOf('HOST=db.internal.example\nSTRIPE_KEY=sk_live_abcdefgh\n', '.env'),
+  );
+
+  it('finds a value whose name says secret, and a URL password, naming it', () => {
+    expect(secretWrittenIn('const t = "tok-0123456789";', secrets)?.name).toBe('DEPLOY_TOKEN');
+    expect(secretWrittenIn('key: sk_live_abcdefgh', secrets)?.name).toBe('STRIPE_KEY');
+    expect(secretWrittenIn('password = "pa55word99"', secrets)?.name).toBe('DATABASE_URL password');
+  });
+
+  it('leaves a dotenv value whose name says nothing secret, and made-up token shapes', () => {
+    expect(secretWrittenIn('host: db.internal.example', secrets)).toBeNull();
+    expect(secretWrittenIn(`fixture: ghp_${'a'.repeat(36)}`, secrets)).toBeNull();
   });
 });

@@ -38,6 +38,7 @@ import { refusePrivateFilesToPush, refusePrivateStartToPush } from '../remote/pr
 import { recordedState } from '../recorded-state.js';
 import { continuedOptions, intentRecord } from '../intent.js';
 import { repairNotice } from '../repair-notice.js';
+import { secretRootsOf, secretsHere } from '../secrets.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
 import { promptPaths, storiesReader, verifyPlan } from '../setup.js';
 
@@ -165,6 +166,10 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
         notice: hooks.notice,
         ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
+        // A run that pushes: an attempt that writes a secret's value into a file fails.
+        ...(remote === null
+          ? {}
+          : { pushedSecrets: () => secretsHere(req.env, secretRootsOf(run)) }),
       },
     );
     // The last push may be the one that finds the claim lost or the remote's branch moved.

@@ -1,3 +1,4 @@
+import { secretWrittenReason, type WrittenSecret } from './secret-gate.js';
 import type { AgentBackend, AgentEvent, AgentLimit } from '../../agents/types.js';
 import { unrecognisedHint } from '../../agents/unrecognised.js';
 import type { Change, Requirement, Story } from '../../core/change.js';
@@ -38,6 +39,11 @@ export interface AttemptPlan {
   onAgentSpawn?: (pgid: number) => void;
   /** What this attempt may spend, from the budget left (Claude Code's `--max-budget-usd`). */
   maxBudgetUsd?: number;
+  /**
+   * A run that pushes: where the attempt wrote a secret's value into a file (loop/secret-gate.ts),
+   * or null; absent for a run that pushes nowhere.
+   */
+  secretWritten?: () => Promise<WrittenSecret | null>;
   /**
    * tasks.md as the checkpoint has it, and a reader of it after the attempt (null when it cannot
    * be read), to tell the attempt's own edits from those of other stories.
@@ -194,6 +200,12 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
     return { ...base, fatal: null, verdict, limit: output.limit };
   }
   const withTasks = tasksAfter ? { ...base, tasksAfter } : base;
+  // A run that pushes: a secret's value in the attempt's files would reach the remote.
+  const secret = verdict.accepted ? ((await plan.secretWritten?.()) ?? null) : null;
+  if (secret !== null) {
+    verdict = { accepted: false, kind: 'secret-written', reason: secretWrittenReason(secret) };
+    return { ...withTasks, fatal: null, verdict };
+  }
   if (verdict.accepted && options.verify.length > 0) {
     const isBlocking = (command: string): boolean =>
       blocks(plan.ratchet ?? null, command, options.verifyStrict);

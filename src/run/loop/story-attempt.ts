@@ -1,3 +1,4 @@
+import { findWrittenSecret } from './secret-gate.js';
 import type { Story } from '../../core/change.js';
 import { attemptAllowance, NO_BUDGET } from '../../core/budget.js';
 import { RalphError } from '../../core/errors.js';
@@ -7,11 +8,12 @@ import type { AgentLimit } from '../../agents/types.js';
 import {
   type AttemptEnding,
   type AttemptFigures,
+  engineContext,
   type OpenQuestion,
   promptFile,
   transcriptFile,
 } from '../../checkpoint/index.js';
-import { runAttempt, type AttemptResult } from './attempt.js';
+import { runAttempt, type AttemptPlan, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { processIdentity } from '../lock.js';
 import type { LoopDeps, LoopSetup } from '../loop-types.js';
@@ -189,6 +191,18 @@ function ending(
 }
 
 /** What the attempt may spend of the budget left (none without a budget). */
+/** A run that pushes: the check of the attempt's files for a secret's value, at its checkpoint. */
+function secretCheckOf(deps: LoopDeps, setup: LoopSetup): Pick<AttemptPlan, 'secretWritten'> {
+  const secrets = deps.pushedSecrets;
+  const checkpoint = deps.run.state.checkpointSha;
+  if (secrets === undefined || checkpoint === null) return {};
+  const ctx = engineContext(deps.run.repo, {
+    timeoutMs: setup.options.commandTimeoutMs,
+    baseEnv: setup.env,
+  });
+  return { secretWritten: async () => findWrittenSecret(ctx, checkpoint, await secrets()) };
+}
+
 function allowanceOf(deps: LoopDeps, storyId: string): { maxBudgetUsd?: number } {
   const allowance = attemptAllowance(deps.run.state.budget ?? NO_BUDGET, {
     runUsd: deps.run.state.costUsd,
@@ -238,6 +252,7 @@ async function runAgentAttempt(
         },
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
         ...allowanceOf(deps, story.id),
+        ...secretCheckOf(deps, setup),
       },
       {
         backend: agent.backend,

@@ -12,7 +12,7 @@ import { locateRepo } from '../../git/repo.js';
 import type { GitContext } from '../../git/git.js';
 import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../../remote/claim.js';
 import { readPushedTip, readRemoteRunView } from '../../remote/remote-view.js';
-import { secretsHere } from '../secrets.js';
+import { secretRootsOf, secretsHere } from '../secrets.js';
 import { agreeWithRemote, branchMovedError } from './remote-truth.js';
 import { acquireClaim, assertRemoteKnown, type TakenClaim } from './remote-claim.js';
 import { createRemoteSync, type RemoteSync } from './remote-sync.js';
@@ -135,8 +135,7 @@ export class RemoteSession {
 
   /** The run's event stream with a push after every step (once the run exists). */
   attach(run: CheckpointRun, next: (event: RunEvent) => void): (event: RunEvent) => void {
-    // A run in a worktree of its own: the dotenv files are in the user's work tree.
-    const roots = [run.repo.root, ...(run.state.home ? [run.state.home.root] : [])];
+    const roots = secretRootsOf(run);
     this.run = run;
     this.sync = createRemoteSync({
       remote: this.req.remote,

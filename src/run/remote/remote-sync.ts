@@ -14,6 +14,7 @@ import { claimRef, runRefspecs } from '../../remote/names.js';
 import { branchMovedOnRemote, currentProgress, pushRun } from '../../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
 import type { Secret } from '../../core/redact.js';
+import { createSecretScreen } from './secret-screen.js';
 
 // `--push <remote>` (docs/contract.md, "Every step on the remote"): after the start, each
 // attempt's start, each checkpoint and each saved attempt, the run's refs and its record are
@@ -90,6 +91,18 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
   let held: RunEvent | null = null;
   let finalPush = false;
   let progressOnRemote = config.progressOnRemote === true;
+  const secrets = config.secrets;
+  const screen =
+    secrets === undefined
+      ? null
+      : createSecretScreen({
+          ctx: config.ctx,
+          change: config.change,
+          secrets,
+          warn: (message) => config.next({ type: 'error', message, fatal: false }),
+        });
+  /** The attempt refs the last push tried (when some stay here), for the by-hand push. */
+  let lastAttempts: readonly string[] | undefined;
 
   const pushOnce = async (): Promise<void> => {
     const covering = wanted;
@@ -112,12 +125,18 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         },
         (await config.secrets?.()) ?? [],
       );
-      const progress = await currentProgress(config.ctx, config.change, quiet.state);
+      const found = await currentProgress(config.ctx, config.change, quiet.state);
+      // What holds a secret's value stays here (secret-screen.ts).
+      const progress =
+        found !== null && screen !== null && !(await screen.progressMayGo(found)) ? null : found;
+      const attempts = screen === null ? undefined : await screen.attemptsToPush();
+      lastAttempts = attempts;
       const exclusive = config.exclusive ?? (<T>(push: () => Promise<T>) => push());
       // The claim's sha is read once no heartbeat is moving it: the lease is the one on the remote.
       const pushed = await exclusive(() =>
         pushRun(config.ctx, config.remote, config.change, {
           branchAt: quiet.state.checkpointSha,
+          ...(attempts === undefined ? {} : { attempts }),
           progress: progress !== null ? { push: progress } : progressOnRemote ? 'delete' : null,
           ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
         }),
@@ -147,7 +166,9 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         message: messageOf(error),
         failures,
         retryInMs: closed || finalPush ? null : retryInMs,
-        refspecs: runRefspecs(config.change, await branchExists()).map((r) => `${r.src}:${r.dst}`),
+        refspecs: runRefspecs(config.change, await branchExists(), lastAttempts).map(
+          (r) => `${r.src}:${r.dst}`,
+        ),
       });
       if (!closed && !finalPush) scheduleRetry(retryInMs);
     }

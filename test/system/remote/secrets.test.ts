@@ -62,4 +62,50 @@ describe('secrets and a remote', { timeout: 240_000 }, () => {
       '[redacted $MY_API_TOKEN]',
     );
   });
+
+  it('a secret the agent writes into a file fails the attempt, naming the file; it never reaches the remote', async () => {
+    world = new RemoteWorld(CHANGE, stories(1), { '.gitignore': '.env*\n' });
+    const w = world;
+    writeFileSync(
+      path.join(w.dir, '.env'),
+      `STRIPE_SECRET_KEY=${DOTENV}\nHOST=db.internal.example\n`,
+    );
+    w.scenario({
+      '1-1': [
+        { write: 'src/config.ts', content: `export const key = '${DOTENV}';\n` },
+        // A dotenv value whose name says nothing secret (a host) is no secret: never a failure.
+        { write: 'src/host.ts', content: "export const host = 'db.internal.example';\n" },
+        ...succeed('src/one.txt', 'one\n'),
+      ],
+      '1-2': [
+        { write: 'src/config.ts', content: 'export const key = process.env.STRIPE_SECRET_KEY;\n' },
+        { write: 'src/host.ts', content: "export const host = 'db.internal.example';\n" },
+        ...succeed('src/one.txt', 'one\n'),
+      ],
+    });
+    const result = await w.run(['--push', 'origin', '--on-complete', 'keep']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    // The first attempt failed for it, and the retry was told which file and which secret.
+    expect((w.state().stories as Record<string, unknown>)['1']).toMatchObject({
+      attempts: 2,
+      completed: true,
+    });
+    const retryPrompt = w.prompt('1', 2);
+    expect(retryPrompt).toContain(
+      'wrote the value of STRIPE_SECRET_KEY (a secret) into src/config.ts',
+    );
+    expect(retryPrompt).not.toContain(DOTENV);
+    expect(result.stdout).toContain('secret-written');
+    // Its saved attempt stays here, said once, never pushed; the remote has no trace of the value.
+    const saved = `refs/ralphtool/${CHANGE}/attempts/1-1`;
+    expect(w.git('show', `${saved}:src/config.ts`)).toContain(DOTENV);
+    expect(result.stdout).toContain(
+      `the saved attempt ${saved} holds a secret's value (src/config.ts)`,
+    );
+    expect(w.remoteRefs().has(saved)).toBe(false);
+    const remote = everythingOn(w);
+    expect(remote).toContain('checkpoint: 1');
+    expect(remote).not.toContain(DOTENV);
+    expect(w.remote('show', `ralph/${CHANGE}:src/host.ts`)).toContain('db.internal.example');
+  });
 });
