@@ -124,3 +124,15 @@ export function secretWrittenIn(text: string, secrets: readonly Secret[]): Secre
   }
   return null;
 }
+
+/** Every string in a JSON value, redacted (before it is serialised: a quote stays a quote). */
+export function redactStrings(value: unknown, secrets: readonly Secret[]): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, secrets));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, redactStrings(item, secrets)]),
+    );
+  }
+  return value;
+}

@@ -1,5 +1,7 @@
 import { RuntimeError } from '../../core/errors.js';
-import { buildReport } from '../../core/run-report.js';
+import { buildReport, type RunReport } from '../../core/run-report.js';
+import { redactStrings } from '../../core/redact.js';
+import { secretsHere, workTreeFolders } from '../../run/secrets.js';
 import { notInRepo, readRunState, runPaths } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 import { readChange } from '../../openspec/changes.js';
@@ -38,7 +40,10 @@ export async function reportCommand(
   } catch {
     // The change's folder is not here (a cleanup moved on, another branch): ids only.
   }
-  const report = buildReport(state, titles, order);
+  // A report is made to be shared (a pull request's body): what the agent wrote in its
+  // reasons and questions goes through the one redactor first.
+  const secrets = await secretsHere(io.env, workTreeFolders(opts.cwd)).catch(() => []);
+  const report = redactStrings(buildReport(state, titles, order), secrets) as RunReport;
   if (opts.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (opts.markdown) io.stdout.write(renderReportMarkdown(report));
   else io.stdout.write(renderReport(report, io.style));

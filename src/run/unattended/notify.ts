@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../core/events.js';
 import { fatalErrorMessage, isNotified, notifyMessage } from '../../core/notify-message.js';
-import { redact, type Secret } from '../../core/redact.js';
+import { redact, redactStrings } from '../../core/redact.js';
 import { timed, toNdjsonLine } from '../ndjson.js';
 import { secretsHere, workTreeFolders } from '../secrets.js';
 import { runNotifyProgram } from './notify-program.js';
@@ -139,18 +139,6 @@ export function createNotifier(config: NotifierConfig): Notifier {
 }
 
 type Target = { kind: 'program'; commandLine: string } | { kind: 'url'; url: string };
-
-/** Every string in a JSON value, redacted (before it is serialised: a quote stays a quote). */
-function redactStrings(value: unknown, secrets: readonly Secret[]): unknown {
-  if (typeof value === 'string') return redact(value, secrets);
-  if (Array.isArray(value)) return value.map((item) => redactStrings(item, secrets));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, redactStrings(item, secrets)]),
-    );
-  }
-  return value;
-}
 
 async function deliverTo(
   target: Target,
