@@ -8,6 +8,7 @@ export interface RawRemoteFlags {
   push?: string;
   claimTtl?: string;
   from?: string;
+  includeUncommitted?: boolean;
 }
 
 /** `run` and `resume`: the remote as the durable record, and the claim. */
@@ -17,6 +18,12 @@ export function addPushOptions(cmd: Command): Command {
       new Option(
         '--push <remote>',
         "claim the change on this git remote, then push the branch, the attempt refs and the run's record there after every step (a new run is refused while the work tree has uncommitted files: they would be pushed)",
+      ),
+    )
+    .addOption(
+      new Option(
+        '--include-uncommitted',
+        "with --push: push your uncommitted and untracked files with the run's first commit instead of refusing (refused when one holds a secret's value)",
       ),
     )
     .addOption(
@@ -37,7 +44,7 @@ export function addFromOption(cmd: Command, what: string): Command {
 /** Validates the remote flags (the remote itself is checked when the run starts). */
 export function remoteOptions(
   flags: RawRemoteFlags,
-): Pick<RunOptions, 'push' | 'claimTtlMs' | 'from'> {
+): Pick<RunOptions, 'push' | 'claimTtlMs' | 'from' | 'includeUncommitted'> {
   const push = flags.push === undefined ? null : remoteName(flags.push, '--push');
   const from = flags.from === undefined ? null : remoteName(flags.from, '--from');
   // `--from` pushes to the remote it fetched from: its claim is taken with the TTL too.
@@ -46,9 +53,15 @@ export function remoteOptions(
       '--claim-ttl is for runs that push: add --push <remote> (or --from <remote>), or drop it',
     );
   }
+  if (flags.includeUncommitted === true && push === null) {
+    throw new UsageError(
+      '--include-uncommitted is for runs with --push <remote> (a local run never pushes your files): add --push, or drop it',
+    );
+  }
   return {
     push,
     from,
+    includeUncommitted: flags.includeUncommitted === true,
     claimTtlMs: parsedOr(
       flags.claimTtl,
       '--claim-ttl',

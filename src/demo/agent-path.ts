@@ -1,14 +1,9 @@
 import { fileURLToPath } from 'node:url';
+import { shellWord } from '../format/text.js';
 
 /** Where the compiled demo agent lives: next to this module in dist/demo. */
 export function demoAgentPath(): string {
   return fileURLToPath(new URL('./agent.js', import.meta.url));
-}
-
-/** One word as a POSIX shell would read it back (splitCommandLine does), quoted when needed. */
-export function shellWord(word: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** `--agent-command` for the demo: this very node running the scripted agent. */

@@ -81,6 +81,8 @@ export interface RunOptions {
   claimTtlMs: number;
   /** `resume --from <remote>`: the run is fetched from this remote first; null = local. */
   from: string | null;
+  /** `--include-uncommitted`: with --push, the user's uncommitted files go with the first commit. */
+  includeUncommitted: boolean;
   /**
    * Which parts of the run's intent (core/run-intent.ts) this command line gave: a `resume`
    * replaces only those in the recorded intent and goes on with the rest as the run started.
@@ -89,7 +91,12 @@ export interface RunOptions {
 }
 
 /** The remote options when no flag gives them: local only. */
-export const REMOTE_DEFAULTS = { push: null, claimTtlMs: 15 * 60_000, from: null } as const;
+export const REMOTE_DEFAULTS = {
+  push: null,
+  claimTtlMs: 15 * 60_000,
+  from: null,
+  includeUncommitted: false,
+} as const;
 
 /** How many runs may work at once (`--parallel`), and its default. */
 export const PARALLEL_LIMITS = { default: 2, max: 16 } as const;

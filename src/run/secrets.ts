@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   allSecrets,
   dotenvSecretsOf,
   SECRET_NAME,
   secretsOf,
+  secretWrittenIn,
   type Secret,
 } from '../core/redact.js';
+import { changedFilesSince } from '../git/changed-files.js';
 import type { GitContext } from '../git/git.js';
 import { pathsChangedBy, pathsHolding } from '../git/grep.js';
 
@@ -70,4 +72,41 @@ export async function filesWithSecrets(
   const needles = secrets.filter((s) => SECRET_NAME.test(s.name)).map((s) => s.value);
   if (needles.length === 0) return [];
   return pathsHolding(ctx, commit, await pathsChangedBy(ctx, commit), needles);
+}
+
+/** Files larger than this are not read (a build output, a data file): secrets live in small ones. */
+const MAX_SCANNED_BYTES = 2 * 1024 * 1024;
+
+/** Where an attempt wrote a secret: the file, and the name of the secret (never its value). */
+export interface WrittenSecret {
+  path: string;
+  name: string;
+}
+
+/**
+ * The first file added or changed since `checkpointSha` (every file for none: an unborn branch) (untracked ones too, ignored
+ * ones never: they are never committed or pushed) that holds the value of a secret; null when
+ * none does. Binary files (a NUL byte) and files past 2 MiB are not read.
+ */
+export async function findWrittenSecret(
+  ctx: GitContext,
+  checkpointSha: string | null,
+  secrets: readonly Secret[],
+): Promise<WrittenSecret | null> {
+  if (secrets.length === 0) return null;
+  const changed = await changedFilesSince(ctx, checkpointSha);
+  for (const entry of changed) {
+    if (entry.status === 'D') continue;
+    const file = join(ctx.cwd, entry.path);
+    const size = await stat(file).then(
+      (s) => (s.isFile() ? s.size : -1),
+      () => -1,
+    );
+    if (size < 0 || size > MAX_SCANNED_BYTES) continue;
+    const bytes = await readFile(file).catch(() => null);
+    if (bytes === null || bytes.includes(0)) continue;
+    const found = secretWrittenIn(bytes.toString('utf8'), secrets);
+    if (found !== null) return { path: entry.path, name: found.name };
+  }
+  return null;
 }

@@ -4,7 +4,12 @@ import { UsageError } from '../../src/core/errors.js';
 
 describe('the remote flags', () => {
   it('default to a local run with a 15-minute claim TTL', () => {
-    expect(remoteOptions({})).toEqual({ push: null, from: null, claimTtlMs: 15 * 60_000 });
+    expect(remoteOptions({})).toEqual({
+      push: null,
+      from: null,
+      claimTtlMs: 15 * 60_000,
+      includeUncommitted: false,
+    });
   });
 
   it('take a remote name, a URL or a path, and a TTL with --push', () => {
@@ -12,7 +17,11 @@ describe('the remote flags', () => {
       push: 'origin',
       from: null,
       claimTtlMs: 90_000,
+      includeUncommitted: false,
     });
+    expect(remoteOptions({ push: 'origin', includeUncommitted: true }).includeUncommitted).toBe(
+      true,
+    );
     expect(remoteOptions({ from: ' /srv/git/app.git ' }).from).toBe('/srv/git/app.git');
     // `--from` pushes where it fetched from: the TTL applies to its claim.
     expect(remoteOptions({ from: 'origin', claimTtl: '3s' }).claimTtlMs).toBe(3_000);
@@ -25,6 +34,7 @@ describe('the remote flags', () => {
       { from: '  ' },
       { push: 'o', claimTtl: 'soon' },
       { claimTtl: '5m' },
+      { includeUncommitted: true },
     ]) {
       expect(() => remoteOptions(flags)).toThrow(UsageError);
     }

@@ -10,7 +10,8 @@ import {
   tickStoryTasks,
   withExport,
 } from '../../src/demo/agent-text.js';
-import { demoAgentCommandLine, shellWord } from '../../src/demo/agent-path.js';
+import { demoAgentCommandLine } from '../../src/demo/agent-path.js';
+import { shellWord } from '../../src/format/text.js';
 import { demoClosing, demoIntro } from '../../src/demo/messages.js';
 import { DEMO_CHANGE, demoProjectFiles } from '../../src/demo/project.js';
 import { demoPlan } from '../../src/demo/script.js';

@@ -109,11 +109,12 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     const before = req.mode === 'resume' ? await recordedState(where) : null;
     const pushTo = pushTarget(options.push ?? options.from, before);
     // The user's uncommitted files would go out with the start's commit: never without asking.
+    const pushWhere = { ...where, includeUncommitted: options.includeUncommitted };
     if (req.mode === 'start' && pushTo !== null && !options.worktree) {
-      await refusePrivateFilesToPush({ ...where, remote: pushTo });
+      await refusePrivateFilesToPush({ ...pushWhere, remote: pushTo });
     }
     if (before !== null && pushTo !== null && options.from === null) {
-      await refusePrivateStartToPush({ ...where, remote: pushTo }, before);
+      await refusePrivateStartToPush({ ...pushWhere, remote: pushTo }, before);
     }
     // `resume --from`: the run recorded on the remote becomes this machine's, once claimed.
     remote = await openRunRemote({

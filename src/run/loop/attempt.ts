@@ -1,4 +1,5 @@
-import { secretWrittenReason, type WrittenSecret } from './secret-gate.js';
+import { secretWrittenReason } from './secret-gate.js';
+import type { WrittenSecret } from '../secrets.js';
 import type { AgentBackend, AgentEvent, AgentLimit } from '../../agents/types.js';
 import { unrecognisedHint } from '../../agents/unrecognised.js';
 import type { Change, Requirement, Story } from '../../core/change.js';

@@ -1,4 +1,4 @@
-import { findWrittenSecret } from './secret-gate.js';
+import { findWrittenSecret } from '../secrets.js';
 import type { Story } from '../../core/change.js';
 import { attemptAllowance, NO_BUDGET } from '../../core/budget.js';
 import { RalphError } from '../../core/errors.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
+import { printedCommands } from '../../support/printed-command.js';
 import { stories, succeed } from '../../run/helpers.js';
 import { RemoteWorld } from './world.js';
 
@@ -96,5 +97,52 @@ describe('run --push with the user’s files not committed', { timeout: 240_000 
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(w.remote('for-each-ref')).toBe(remoteBefore);
     expect(remoteText(w)).not.toContain('wJalrXUtnFEMI');
+  });
+
+  it('the way on with --include-uncommitted, as named: the files go with the first commit', async () => {
+    world = new RemoteWorld(CHANGE, stories(1));
+    const w = world.scenario(scenario);
+    w.write('notes.md', 'my notes\n');
+    const refused = await w.run(['--push', 'origin']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('`--include-uncommitted`');
+    const result = await w.run([
+      '--push',
+      'origin',
+      '--include-uncommitted',
+      '--on-complete',
+      'keep',
+    ]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(w.remote('show', `ralph/${CHANGE}:notes.md`)).toBe('my notes\n');
+  });
+
+  it('--include-uncommitted with a file holding a secret’s value: refused (exit 2), the file and the secret named, never the value; the printed stash works', async () => {
+    world = new RemoteWorld(CHANGE, stories(1));
+    const w = world.scenario(scenario);
+    const [name, value] = KEY.split('=') as [string, string];
+    w.write('local config.env', `${KEY}\n`);
+    const remoteBefore = w.remote('for-each-ref');
+    const env = { [name]: value };
+    const refused = await w.run(['--push', 'origin', '--include-uncommitted'], { env });
+    expect(refused.exitCode).toBe(2);
+    const line = refused.stderr.trim();
+    expect(line.split('\n')).toHaveLength(1);
+    expect(line).toContain(`"local config.env" holds the value of ${name}`);
+    expect(line).not.toContain(value);
+    expect(w.remote('for-each-ref')).toBe(remoteBefore);
+    expect(w.exists(`.git/ralphtool/${CHANGE}/state.json`)).toBe(false);
+
+    const stash = printedCommands(line, 'git')[0] ?? [];
+    expect(stash).toEqual(['stash', 'push', '--include-untracked', '--', 'local config.env']);
+    w.git(...stash);
+    const result = await w.run(
+      ['--push', 'origin', '--include-uncommitted', '--on-complete', 'keep'],
+      {
+        env,
+      },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(remoteText(w)).not.toContain(value);
   });
 });
