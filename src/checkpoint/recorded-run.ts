@@ -90,6 +90,19 @@ export class RecordedRun {
     });
   }
 
+  /**
+   * The wall time of one more invocation of the run (`run`, each `resume`) that ended, added to
+   * the run's total: the time a run took covers every invocation, as its cost does.
+   */
+  async recordElapsed(ms: number): Promise<number> {
+    let total = 0;
+    await this.update((draft) => {
+      total = (draft.elapsedMs ?? 0) + Math.max(0, ms);
+      draft.elapsedMs = total;
+    });
+    return total;
+  }
+
   /** The run's cost budgets, kept for `resume` (docs/contract.md, "Budgets"). */
   async recordBudget(budget: NonNullable<RunState['budget']>): Promise<void> {
     await this.update((draft) => {

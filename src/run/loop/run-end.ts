@@ -27,6 +27,8 @@ export async function endRun(
   const { run } = deps;
   await run.recordOutcome(outcome);
   const choice = await applyCompletionChoice(deps, outcome);
+  // The run's time covers every invocation, as its cost covers every attempt.
+  const durationMs = await run.recordElapsed(deps.clock.now() - started);
   const question = outcome === 'blocked' ? run.state.question : null;
   deps.emit({
     type: 'run.finished',
@@ -38,7 +40,7 @@ export async function endRun(
     storiesTotal: stories.length,
     // The ledger adds what agents reported; nothing reported (Codex, a command) is unknown.
     costUsd: run.state.costUsd > 0 ? run.state.costUsd : null,
-    durationMs: deps.clock.now() - started,
+    durationMs,
     ...(question ? { question: { storyId: question.storyId, text: question.text } } : {}),
     ...worktreeOf(run.state),
     ...(run.state.home ? { home: run.state.home.root } : {}),

@@ -99,3 +99,34 @@ describe('resume as printed goes on with the run’s intent', () => {
     });
   });
 });
+
+describe('the run’s figures cover every invocation', () => {
+  it('run.finished’s durationMs adds up the run and each resume, as its cost does', async () => {
+    const f = (fixture = new RunFixture(CHANGE, stories(2)));
+    f.scenario({
+      '1-1': [{ sleep: 1_200 }, ...PASSES],
+      '2-1#1': [{ signal: 'BLOCKED: Which colour?' }],
+      '2-1#2': PASSES,
+    });
+    const first = await runCli(['run', CHANGE, '--agent-command', f.agentWrapper(), '--json'], {
+      cwd: f.dir,
+      env: f.env(),
+    });
+    expect(first.exitCode, first.stderr).toBe(4);
+    const before = first.events().find((e) => e.type === 'run.finished')?.durationMs as number;
+    expect(before).toBeGreaterThanOrEqual(1_200);
+
+    const resumed = await runCli(['resume', CHANGE, '--answer', 'blue', '--json'], {
+      cwd: f.dir,
+      env: f.env(),
+    });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const events = resumed.events();
+    const total = events.find((e) => e.type === 'run.finished')?.durationMs as number;
+    // The resume's own wall time, from its events' times (they start a moment after its clock
+    // does, and end a moment later: a tenth of a second either way): the total holds the run's too.
+    const own = Date.parse(String(events.at(-1)?.ts)) - Date.parse(String(events[0]?.ts));
+    expect(total).toBeGreaterThanOrEqual(before + own - 100);
+    expect(f.state().elapsedMs).toBe(total);
+  });
+});
