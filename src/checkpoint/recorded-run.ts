@@ -90,6 +90,14 @@ export class RecordedRun {
     });
   }
 
+  /** How many stories tasks.md has now (`status --remote` reads it from the pushed record). */
+  async recordStoriesTotal(total: number): Promise<void> {
+    if (this.state.storiesTotal === total) return;
+    await this.update((draft) => {
+      draft.storiesTotal = total;
+    });
+  }
+
   /**
    * The wall time of one more invocation of the run (`run`, each `resume`) that ended, added to
    * the run's total: the time a run took covers every invocation, as its cost does.

@@ -114,6 +114,8 @@ export const runStateSchema = z.object({
   currentStory: z.string().nullable(),
   currentAttempt: z.number().int().min(0).nullable(),
   costUsd: z.number().min(0),
+  /** How many stories tasks.md had when the loop last read it (for readers of the record). */
+  storiesTotal: z.number().int().min(0).optional(),
   /** The wall time of the run's invocations that ended (`run`, each `resume`), added up. */
   elapsedMs: z.number().min(0).optional(),
   startedAt: z.iso.datetime(),

@@ -25,7 +25,9 @@ export function renderRemoteRuns(
         : state.status === 'finished'
           ? `finished (${state.choice ?? state.outcome ?? 'ended'})`
           : `active${state.outcome === null ? '' : ` (${state.outcome})`}`,
-      state === null ? '' : `${done}/${stories.length} stories`,
+      // The stories of tasks.md as the run last read them; a record written before that was
+      // kept knows only the stories it started.
+      state === null ? '' : `${done}/${state.storiesTotal ?? `${stories.length}+`} stories`,
       // A run whose agent reports no cost (Codex, a command) records 0: unknown, not $0.00.
       state === null ? '' : formatCost(state.costUsd > 0 ? state.costUsd : null),
       state === null ? '' : `updated ${relativeTime(state.updatedAt, now)} on ${clean(state.host)}`,

@@ -28,6 +28,7 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
   const budget = await prepareRunLimits(setup, deps, started);
   // The primary and its fallback agents (`--fallback-agent`), with the limits recorded.
   const roster = await AgentRoster.prepare(setup, deps);
+  await deps.run.recordStoriesTotal(stories.length);
   announceStart(setup, deps, stories, roster);
   budget.announce([setup.options.agent, ...roster.fallbacks.map((slot) => slot.agent)]);
   const reportDirtySubmodules = submoduleReporter(deps);

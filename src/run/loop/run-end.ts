@@ -26,6 +26,7 @@ export async function endRun(
 ): Promise<LoopResult> {
   const { run } = deps;
   await run.recordOutcome(outcome);
+  await run.recordStoriesTotal(stories.length);
   const choice = await applyCompletionChoice(deps, outcome);
   // The run's time covers every invocation, as its cost covers every attempt.
   const durationMs = await run.recordElapsed(deps.clock.now() - started);

@@ -33,7 +33,8 @@ describe('status --remote', { timeout: 240_000 }, () => {
     const go = path.join(w.scratch, 'go');
     // The second change lives on machine B (its own clone with the change committed there).
     b.git('switch', '-q', '-c', 'more');
-    const tasks = `## 1. Only story\n\n- [ ] 1.1 do it\n`;
+    // Three stories, one started: the count is of tasks.md's stories, not of those begun.
+    const tasks = `## 1. First\n\n- [ ] 1.1 do it\n\n## 2. Second\n\n- [ ] 2.1 then this\n\n## 3. Third\n\n- [ ] 3.1 and this\n`;
     const dir = path.join(b.dir, 'openspec', 'changes', other);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'proposal.md'), `# ${other}\n`);
@@ -42,6 +43,8 @@ describe('status --remote', { timeout: 240_000 }, () => {
     b.git('commit', '-q', '-m', 'another change');
     w.scenario({
       '1-1': [{ write: started, content: '' }, { waitFor: go }, ...succeed('src/x.txt', 'x\n')],
+      '2-1': succeed('src/y.txt', 'y\n'),
+      '3-1': succeed('src/z.txt', 'z\n'),
     });
     const live = new LiveCli(
       ['run', other, ...fakeAgentFlags(), '--push', 'origin', '--on-complete', 'keep', '--json'],
@@ -59,7 +62,7 @@ describe('status --remote', { timeout: 240_000 }, () => {
       /finished \(keep\)\s+2\/2 stories.*unclaimed/,
     );
     expect(lines.find((l) => l.startsWith(other))).toMatch(
-      new RegExp(`active\\s+0/1 stories.*claimed by .+ \\(pid ${live.pid}\\), heartbeat`),
+      new RegExp(`active\\s+0/3 stories.*claimed by .+ \\(pid ${live.pid}\\), heartbeat`),
     );
     const json = await w.on(b, ['status', '--remote', 'origin', '--json']);
     const parsed = JSON.parse(json.stdout) as {
