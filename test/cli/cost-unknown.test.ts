@@ -75,6 +75,7 @@ describe('an unknown cost is "—", never $0.00', () => {
       outcome: 'complete',
       choice: 'keep',
       stories: { '1': { completed: true }, '2': { completed: false } },
+      storiesTotal: 3,
       costUsd: 0,
       updatedAt: '2026-11-27T23:00:00.000Z',
       host: 'builder',
@@ -85,7 +86,7 @@ describe('an unknown cost is "—", never $0.00', () => {
       plainStyle,
       now,
     );
-    expect(text).toMatch(/add-widgets +finished \(keep\) +1\/2 stories +— +updated/);
+    expect(text).toMatch(/add-widgets +finished \(keep\) +1\/3 stories +— +updated/);
     expect(text).not.toContain('$0');
   });
 });
