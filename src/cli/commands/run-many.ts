@@ -115,14 +115,15 @@ export async function runManyCommand(
       for (const line of out.mergeLines()) io.stderr.write(`${line}\n`);
     }
     io.stderr.write(`[${change}] `);
-    return askCompletionChoice(
-      io.stdin,
-      io.stderr,
+    return askCompletionChoice({
+      input: io.stdin,
+      output: io.stderr,
       outcome,
-      `ralph/${change}`,
-      originals.get(change) ?? 'your branch',
-      () => quitNow(130),
-    );
+      change,
+      branch: `ralph/${change}`,
+      original: originals.get(change) ?? 'your branch',
+      onInterrupt: () => quitNow(130),
+    });
   };
   // The merge check found a collision: neither side is brought home, each stays on its branch.
   const cleanupUnlessClash = (change: string): CompletionChoice => {

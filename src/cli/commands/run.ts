@@ -76,14 +76,15 @@ async function runOneCommand(
   const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
     if (hungUp()) return null;
     if (options.onComplete !== 'ask') return options.onComplete;
-    return askCompletionChoice(
-      io.stdin,
-      io.stderr,
+    return askCompletionChoice({
+      input: io.stdin,
+      output: io.stderr,
       outcome,
-      branches.branch,
-      branches.original,
-      () => quitNow(130),
-    );
+      change: opts.change,
+      branch: branches.branch,
+      original: branches.original,
+      onInterrupt: () => quitNow(130),
+    });
   };
   // Told of the events people need to know; run.finished is written once those are delivered.
   // A resume tells the people the run told, unless it is given its own notifications.

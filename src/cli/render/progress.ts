@@ -264,7 +264,9 @@ export class ProgressPrinter {
             ? `keep: on ${event.branch}, one commit per story (original branch: ${event.originalBranch})`
             : event.outcome === 'error'
               ? `the run stays on ${event.branch} at its last checkpoint: fix the cause, then \`ralphtool resume ${this.summary.change}\` (or end it: \`ralphtool finish ${this.summary.change} --cleanup|--keep\`)`
-              : `no choice was made: the run stays on ${event.branch} at its last checkpoint; end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``;
+              : event.outcome === 'complete'
+                ? `no choice was made: the run stays on ${event.branch} at its last checkpoint; end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``
+                : `no choice was made: the run stays on ${event.branch} at its last checkpoint; carry on with \`${resumeCommand(this.summary.change, event.outcome, this.budgetLimit)}\`, or end it with \`ralphtool finish ${this.summary.change} --cleanup\` or \`--keep\``;
     // A run in a worktree of its own says where that worktree is, or that it is gone.
     const wt = event.worktree;
     const worktree =

@@ -37,7 +37,7 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     const s = start({
       '*': [{ write: 'done.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
     });
-    await s.waitFor(/Cleanup or keep\? \[C\/k\]/);
+    await s.waitFor(/Cleanup or keep\? \[C\/k\/l\]/);
     s.keys('k', 'Enter');
     expect(await s.waitForExit()).toBe(0);
     expect(await s.waitForText(/keep: on ralph\/add-greeting/)).toMatch(
@@ -53,7 +53,7 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     const s = start({
       '*': [{ write: 'done.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
     });
-    await s.waitFor(/Cleanup or keep\? \[C\/k\]/);
+    await s.waitFor(/Cleanup or keep\? \[C\/k\/l\]/);
     s.keys('C-d');
     expect(await s.waitForExit()).toBe(130);
     expect(await s.waitForText(/no choice was made: the run stays on ralph\/add-greeting/)).toMatch(
@@ -120,5 +120,40 @@ describe.skipIf(!tmuxAvailable())('ralphtool run on a terminal', () => {
     expect(resumed.events().at(-1)).toMatchObject({ type: 'run.finished', outcome: 'complete' });
     expect(repo?.git('show', `refs/ralphtool/${CHANGE}/attempts/1-1:partial.txt`)).toBe('half\n');
     expect(repo?.git('ls-tree', '--name-only', `ralph/${CHANGE}`)).not.toContain('partial.txt');
+  });
+
+  it('Ctrl-C, then "l" (later) at the question: the run is left for resume (exit 130), and the printed resume finishes it', async () => {
+    const s = start({
+      '1-1': [{ write: 'partial.txt', content: 'half\n' }, { say: 'busy' }, { sleep: 60_000 }],
+      '*': [{ write: 'done.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+    });
+    await s.waitFor(/│ busy/);
+    s.keys('C-c');
+    await s.waitFor(/l {2}later: {3}leave the run on ralph\/add-greeting at its last checkpoint/);
+    await s.waitFor(/Cleanup or keep\? \[C\/k\/l\]/);
+    s.keys('l', 'Enter');
+    expect(await s.waitForExit()).toBe(130);
+    const said = await s.waitForText(/carry on with `ralphtool resume add-greeting`/);
+    const printed = /carry on with `ralphtool (resume [^`]+)`/.exec(said)?.[1] ?? '';
+    expect(printed).toBe(`resume ${CHANGE}`);
+    const dir = repo?.dir ?? '';
+    expect(repo?.git('branch', '--show-current').trim()).toBe(`ralph/${CHANGE}`);
+
+    // As printed: the run's agent is recorded, so the command needs nothing more. Its agent
+    // this time completes the story.
+    const scenario = path.join(dir, '.git', 'scenario.json');
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        '*': [{ write: 'done.txt', content: 'x\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+      }),
+    );
+    const resumed = await runCli([...printed.split(' '), '--json'], {
+      cwd: dir,
+      env: { FAKE_AGENT_SCENARIO: scenario },
+    });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.events().at(-1)).toMatchObject({ type: 'run.finished', outcome: 'complete' });
+    expect(repo?.git('show', `refs/ralphtool/${CHANGE}/attempts/1-1:partial.txt`)).toBe('half\n');
   });
 });

@@ -36,7 +36,7 @@ describe.skipIf(!tmuxAvailable())('Ctrl-C at the completion question', () => {
       { cwd: repo.dir, env: { FAKE_AGENT_SCENARIO: scenario, NO_COLOR: '1' }, width: 120 },
     );
     const s = session;
-    await s.waitFor(/Cleanup or keep\? \[C\/k\]/);
+    await s.waitFor(/Cleanup or keep\? \[C\/k\/l\]/);
     s.keys('C-c');
     expect(await s.waitForExit()).toBe(130);
     const status = await runCli(['status', '--json'], { cwd: repo.dir });

@@ -42,7 +42,7 @@ describe.skipIf(!tmuxAvailable())('several runs, --on-complete ask on a terminal
     );
     const s = session;
     const first = await s.waitFor(
-      /stay on ralph\/(alpha|beta)[^]*Cleanup or keep\? \[C\/k\]/,
+      /stay on ralph\/(alpha|beta)[^]*Cleanup or keep\? \[C\/k\/l\]/,
       120_000,
     );
     expect(s.scrollback()).toContain('merge check against main: alpha, beta apply cleanly');
