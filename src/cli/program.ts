@@ -1,3 +1,4 @@
+import { clean } from '../format/text.js';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { QuitNow, RalphError, UsageError } from '../core/errors.js';
@@ -248,7 +249,9 @@ function reportError(error: unknown, io: CommandIO): number {
     return 2;
   }
   if (error instanceof RalphError) {
-    const message = reachable(error.message, io.reach ?? ON_PATH);
+    // Messages carry outside text (a remote's host names, an agent's words): never raw control
+    // sequences on the user's terminal.
+    const message = reachable(clean(error.message), io.reach ?? ON_PATH);
     io.stderr.write(`${io.errStyle.red('ralphtool:')} ${message}\n`);
     return error.exitCode;
   }

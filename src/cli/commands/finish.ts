@@ -1,3 +1,4 @@
+import { clean } from '../../format/text.js';
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { notInRepo, openRun, runPaths, type RunPaths } from '../../checkpoint/index.js';
@@ -64,7 +65,7 @@ export async function finishCommand(
     commandTimeoutMs: timeoutMs,
     claimTtlMs: REMOTE_DEFAULTS.claimTtlMs,
     env: io.env,
-    notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
+    notice: (note) => io.stderr.write(`ralphtool: ${clean(note)}\n`),
   });
   // The run had ended on the remote: this repository followed it, and no run is recorded here.
   if (remote?.endedOnRemote === true) {
@@ -96,7 +97,7 @@ async function finishHere(
       timeoutMs,
       env: io.env,
       retry,
-      notice: (note) => io.stderr.write(`ralphtool: ${note}\n`),
+      notice: (note) => io.stderr.write(`ralphtool: ${clean(note)}\n`),
     });
     io.stderr.write(`ralphtool: ${done.message}\n`);
     written = done.written;

@@ -1,3 +1,4 @@
+import { clean } from '../../format/text.js';
 import { UsageError } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
 import { ON_PATH, reachable } from '../../core/reach.js';
@@ -38,7 +39,7 @@ export async function runManyCommand(
   assertDirectory(opts.cwd);
   const reach = io.reach ?? ON_PATH;
   const say = (message: string): void => {
-    io.stderr.write(`ralphtool: ${reachable(message, reach)}\n`);
+    io.stderr.write(`ralphtool: ${reachable(clean(message), reach)}\n`);
   };
   const duplicate = opts.changes.find((name, i) => opts.changes.indexOf(name) !== i);
   if (duplicate !== undefined) {

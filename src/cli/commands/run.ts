@@ -1,3 +1,4 @@
+import { clean } from '../../format/text.js';
 import { ON_PATH, reachable } from '../../core/reach.js';
 import { QuitNow, UsageError } from '../../core/errors.js';
 import type { CompletionChoice, RunEvent, RunOutcome } from '../../core/events.js';
@@ -114,7 +115,7 @@ async function runOneCommand(
         emit: notifier.emit,
         chooseCompletion,
         stop: stop.signal,
-        notice: (message) => io.stderr.write(`ralphtool: ${reachable(message, reach)}\n`),
+        notice: (message) => io.stderr.write(`ralphtool: ${reachable(clean(message), reach)}\n`),
         onRun: (run) => {
           branches = { branch: run.branch, original: run.originalLabel };
         },

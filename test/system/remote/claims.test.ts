@@ -149,6 +149,24 @@ describe('a claim that may be taken over', { timeout: 240_000 }, () => {
     expect(w.remoteRefs().get(CLAIM)).toBe(planted);
   });
 
+  it('a host name with terminal control sequences is never printed raw: in the refusal, in the take-over warning', async () => {
+    world = new RemoteWorld(CHANGE, stories(1));
+    const w = world.scenario({ '1-1': succeed('src/one.txt', 'one\n') });
+    // A window title set, the screen cleared, a bell: what a hostile claim could carry.
+    const host = 'evil\u001b]0;pwned\u0007\u001b[2Jhost';
+    plantClaim(w, claimOf(host, 4242, new Date()));
+    const refused = await w.run(['--push', 'origin', '--on-complete', 'keep']);
+    expect(refused.exitCode, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain('claimed on origin by evil');
+    expect(refused.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+
+    plantClaim(w, claimOf(host, 4242, new Date(Date.now() - 60 * 60_000)));
+    const took = await w.run(['--push', 'origin', '--on-complete', 'keep']);
+    expect(took.exitCode, took.stderr).toBe(0);
+    expect(took.stderr).toContain('took over the claim of');
+    expect(took.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+
   it('an unreadable claim is never guessed at: refused', async () => {
     world = new RemoteWorld(CHANGE, stories(1));
     const w = world.scenario({ '1-1': succeed('src/one.txt', 'one\n') });
