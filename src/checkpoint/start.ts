@@ -10,7 +10,7 @@ import { CheckpointRun } from './checkpoint.js';
 import type { RunLocation } from './types.js';
 import { git } from '../git/git.js';
 import type { GitContext } from '../git/git.js';
-import { branchSha, headPosition } from '../git/repo.js';
+import { branchesInTheWay, branchSha, headPosition } from '../git/repo.js';
 import type { HeadPosition } from '../git/repo.js';
 import { engineContext, locateRun } from './run-git.js';
 import { atOriginal } from './start-sequence.js';
@@ -49,6 +49,12 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
   if (head.kind !== 'detached' && head.name === branch) {
     throw new UsageError(
       `HEAD is on ${branch}, the branch a run works on: switch to your own branch first (\`git switch <branch>\`)`,
+    );
+  }
+  const inTheWay = await branchesInTheWay(ctx, branch);
+  if (inTheWay[0] !== undefined) {
+    throw new UsageError(
+      `git cannot make the branch ${branch} while the branch ${inTheWay[0]} exists (a branch name cannot also be a folder of branches): rename it (\`git branch -m ${inTheWay[0]} <new-name>\`) and run again`,
     );
   }
   const oldTip = await branchSha(ctx, branch);

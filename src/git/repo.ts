@@ -116,3 +116,23 @@ export async function isAncestor(
   );
   return result.exitCode === 0;
 }
+
+/**
+ * The branches that keep git from making `branch`: one named like a folder of it (`ralph` for
+ * `ralph/add-auth`), or one under it (`ralph/add-auth/old`): a branch name cannot also be a
+ * folder of branch names. Empty when there is none.
+ */
+export async function branchesInTheWay(ctx: GitContext, branch: string): Promise<string[]> {
+  const parts = branch.split('/');
+  const parents = parts.slice(0, -1).map((_, i) => `refs/heads/${parts.slice(0, i + 1).join('/')}`);
+  const out = await git(ctx, [
+    'for-each-ref',
+    '--format=%(refname)',
+    ...parents,
+    `refs/heads/${branch}/`,
+  ]);
+  const found = out.stdout.split('\n').filter((ref) => ref !== '');
+  return found
+    .filter((ref) => parents.includes(ref) || ref.startsWith(`refs/heads/${branch}/`))
+    .map((ref) => ref.slice('refs/heads/'.length));
+}

@@ -202,6 +202,28 @@ describe('startRun', () => {
     expect(run.state.originalBranch).toEqual({ kind: 'branch', name: 'main' });
   });
 
+  for (const [what, name] of [
+    ['named like its folder (ralph), the user on it', 'ralph'],
+    ['under its name (ralph/add-auth/old)', 'ralph/add-auth/old'],
+  ] as const) {
+    it(`refuses, before anything changes, when a branch ${what} keeps git from making ralph/<change>; the printed rename is the way on`, async () => {
+      const r = repo();
+      if (name === 'ralph') r.git('branch', '-m', 'main', 'ralph');
+      else r.git('branch', name);
+      const before = fingerprint(r);
+      const error = await start(r).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      const message = (error as Error).message;
+      expect(message).toContain(`while the branch ${name} exists`);
+      expect(fingerprint(r)).toEqual(before);
+      const rename = /`git (branch -m \S+ <new-name>)`/.exec(message)?.[1] ?? '';
+      expect(rename).toBe(`branch -m ${name} <new-name>`);
+      r.git(...rename.replace('<new-name>', 'mine').split(' '));
+      const run = await start(r);
+      expect(run.branch).toBe('ralph/add-auth');
+    });
+  }
+
   it('refuses when an active run is recorded, naming resume and finish, even with force', async () => {
     const r = repo();
     await start(r);
