@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { RuntimeError } from '../core/errors.js';
 import { execProgram } from '../process/exec.js';
 import type { ExecResult } from '../process/exec.js';
@@ -89,7 +90,8 @@ export async function git(
     );
   } catch (error) {
     if (!(error instanceof ProcessError)) throw error;
-    if (error.notFound) throw gitNotFound();
+    // Node says ENOENT for a missing working directory too: git is not the one missing then.
+    if (error.notFound) throw existsSync(ctx.cwd) ? gitNotFound() : folderGone(ctx.cwd);
     const plainExit = !error.timedOut && !error.aborted && !error.signal && error.exitCode !== null;
     if (opts.allowFailure && plainExit) {
       const { stdout, stderr, exitCode, signal, timedOut, aborted } = error;
@@ -115,6 +117,12 @@ function gitEnvironment(
   for (const name of INHERITED_REPO_VARIABLES) env[name] = undefined;
   for (const layer of layers) Object.assign(env, layer ?? {});
   return env;
+}
+
+function folderGone(cwd: string): RuntimeError {
+  return new RuntimeError(
+    `the folder ${cwd} is gone (deleted or moved while ralphtool worked in it): \`ralphtool status\` says where each run stands and how to go on`,
+  );
 }
 
 function gitNotFound(): RuntimeError {

@@ -9,6 +9,23 @@ import { repoPerTest, TIMEOUT_MS } from './helpers.js';
 const repo = repoPerTest();
 
 describe('git()', () => {
+  it('names a working folder that is gone (deleted under it), not a missing git; a missing git is named as such', async () => {
+    const r = repo();
+    const gone = `${r.dir}/deleted-worktree`;
+    const error = await git({ cwd: gone, timeoutMs: TIMEOUT_MS, baseEnv: process.env }, [
+      'status',
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toContain(`the folder ${gone} is gone`);
+    expect((error as Error).message).not.toContain('not found on PATH');
+
+    const noGit = await git(
+      { cwd: r.dir, timeoutMs: TIMEOUT_MS, baseEnv: { PATH: '/nonexistent' } },
+      ['status'],
+    ).catch((e: unknown) => e);
+    expect((noGit as Error).message).toContain('git was not found on PATH');
+  });
+
   it('runs git with a quiet environment: no pager, no editor, no prompt', async () => {
     const r = repo();
     const ctx = { baseEnv: process.env, cwd: r.dir, timeoutMs: TIMEOUT_MS };
