@@ -38,6 +38,22 @@ describe('the plain progress printer on the loop’s events', () => {
 });
 
 describe('the summary table names what ended an attempt that did not fail', () => {
+  it('a claim lost on the remote: the run’s end names it, not a stop by the user', async () => {
+    fixture = new LoopHarness(CHANGE, stories(1)).scenario({ '1-1': [{ say: 'working' }] });
+    const result = await fixture.run({
+      completion: 'unanswered',
+      stopWhen: (event) => event.type === 'story.started',
+    });
+    const events = result.events();
+    // What the remote session adds to the stream when the heartbeat finds the claim taken.
+    const lost = { type: 'claim.lost', remote: 'origin', holder: 'runner-9 (pid 99)' } as const;
+    const at = events.findIndex((e) => e.type === 'run.finished');
+    const out = printed([...events.slice(0, at), lost, ...events.slice(at)]);
+    expect(out).toContain('stopped: the claim was taken over by runner-9 (pid 99)');
+    expect(out).not.toContain('stopped by the user');
+    expect(printed(events)).toContain('stopped by the user');
+  });
+
   it('blocked: the question, not a stop by the user, and the attempt is not counted', async () => {
     fixture = new LoopHarness(CHANGE, stories(2)).scenario({
       '1-1': [{ signal: 'BLOCKED: Which database?' }],

@@ -31,6 +31,8 @@ const MAX_AGENT_ERROR = 1000;
 export class ProgressPrinter {
   private summary: RunSummary = emptySummary;
   private maxAttempts = 1;
+  /** Why the run stopped when it was not the user (a claim lost); null: the user stopped it. */
+  private stoppedBecause: string | null = null;
   private agent = '';
   /**
    * What was last printed in full, so that the events that repeat one failure (the agent's
@@ -195,8 +197,11 @@ export class ProgressPrinter {
         return event.results.map((r) =>
           r.passed ? s.dim(this.detail(baselineNote(r))) : s.yellow(this.detail(baselineNote(r))),
         );
-      case 'claim.taken':
       case 'claim.lost':
+        // The run stops for it: its end says so, not "stopped by the user".
+        this.stoppedBecause = `stopped: the claim was taken over by ${oneLine(event.holder)}`;
+        return remoteLines(event, s, this.cutLines ? MAX_LINE : Number.POSITIVE_INFINITY);
+      case 'claim.taken':
       case 'remote.pushed':
       case 'remote.push-failed':
         return remoteLines(event, s, this.cutLines ? MAX_LINE : Number.POSITIVE_INFINITY);
@@ -283,7 +288,7 @@ export class ProgressPrinter {
     const verdict: Record<typeof event.outcome, string> = {
       complete: s.green('all stories complete'),
       'max-retries': s.red('stopped: a story used up its retries'),
-      stopped: s.yellow('stopped by the user'),
+      stopped: s.yellow(this.stoppedBecause ?? 'stopped by the user'),
       error: s.red('stopped by an error'),
       blocked: s.yellow('blocked: a question waits for your answer'),
       limited: s.yellow('stopped at a usage limit'),
