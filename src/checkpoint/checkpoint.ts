@@ -16,7 +16,7 @@ import { clearStaleIndexLock } from '../git/index-lock.js';
 import { returnToOriginal } from './finish.js';
 import type { HeadPosition } from '../git/repo.js';
 import { restoreCheckpoint } from './revert.js';
-import { saveWorkTree } from './save-attempt.js';
+import { keepCommitsPastCheckpoint, saveWorkTree } from './save-attempt.js';
 import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
@@ -122,7 +122,7 @@ export class CheckpointRun extends GuardedRun {
       (await operationInProgress(this.repo.gitDir)) === null &&
       (await changedIgnoredTasks(g, this.checkpointSha)).length === 0
     ) {
-      return { repaired: false, savedRef: null, fromBranch: null };
+      return { repaired: false, savedRef: null, fromBranch: null, keptCommits: null };
     }
     const { head, clean } = await headAndCleanliness(g.ctx);
     // An ignored tasks.md is no part of "clean": its changes are checked on their own.
@@ -133,8 +133,16 @@ export class CheckpointRun extends GuardedRun {
     ) {
       await rememberIgnoredTasks(g, this.checkpointSha, false);
       await this.watch.atCheckpoint(this.checkpointSha);
-      return { repaired: false, savedRef: null, fromBranch: null };
+      return { repaired: false, savedRef: null, fromBranch: null, keptCommits: null };
     }
+    // Commits made on the branch past its checkpoint (the user's fix after a crash, or the
+    // agent's): kept with their history under a ref of their own, and named, before the revert.
+    const keptCommits = await keepCommitsPastCheckpoint(
+      g.ctx,
+      this.change,
+      this.branch,
+      this.checkpointSha,
+    );
     const { currentStory, currentAttempt } = this.current;
     const { savedRef } =
       opts.as !== undefined
@@ -143,7 +151,7 @@ export class CheckpointRun extends GuardedRun {
           ? await this.revert(currentStory, currentAttempt, opts)
           : await this.revert(`interrupted-${Date.now()}`, 0, opts);
     const fromBranch = head.kind !== 'detached' && head.name !== this.branch ? head.name : null;
-    return { repaired: true, savedRef, fromBranch };
+    return { repaired: true, savedRef, fromBranch, keptCommits };
   }
 
   /**

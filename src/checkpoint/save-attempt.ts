@@ -36,3 +36,27 @@ export async function saveWorkTree(
   });
   return saved;
 }
+
+/**
+ * Commits on the run's branch past its checkpoint (a fix the user committed there after a crash,
+ * or the agent's own commits) are kept with their history under
+ * `refs/ralphtool/<change>/commits/<ms>` before a revert moves the branch back, and named (short
+ * sha and subject, newest first, at most 5). Null when the branch has none.
+ */
+export async function keepCommitsPastCheckpoint(
+  ctx: RunGit['ctx'],
+  change: string,
+  branch: string,
+  checkpoint: string,
+): Promise<{ ref: string; commits: string[] } | null> {
+  const tip = await branchSha(ctx, branch);
+  if (tip === null || tip === checkpoint) return null;
+  const log = await git(ctx, ['log', '--format=%h %s', `${checkpoint}..${tip}`, '--'], {
+    allowFailure: true,
+  });
+  const commits = log.stdout.split('\n').filter((line) => line !== '');
+  if (log.exitCode !== 0 || commits.length === 0) return null;
+  const ref = `refs/ralphtool/${change}/commits/${String(Date.now())}`;
+  await git(ctx, ['update-ref', ref, tip], { context: `could not keep the commits on ${branch}` });
+  return { ref, commits: commits.slice(0, 5) };
+}

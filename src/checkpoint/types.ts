@@ -34,4 +34,9 @@ export interface EnsureResult {
    * a crash, say): its commits stay where they are; only the work tree was saved and reverted.
    */
   fromBranch: string | null;
+  /**
+   * Commits found on the run's branch past its checkpoint (the user's, or the agent's), kept
+   * with their history under `ref`; their short shas and subjects, newest first. Null: none.
+   */
+  keptCommits: { ref: string; commits: string[] } | null;
 }

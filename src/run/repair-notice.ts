@@ -8,8 +8,16 @@ import type { EnsureResult } from '../checkpoint/index.js';
 export function repairNotice(repair: EnsureResult, runBranch: string): string | null {
   if (!repair.repaired) return null;
   const saved = repair.savedRef ?? 'an attempt ref';
+  const commits = keptCommitsNote(repair.keptCommits, runBranch);
   if (repair.fromBranch !== null) {
-    return `you were on ${repair.fromBranch}, not ${runBranch}: went back to ${runBranch} at its last checkpoint; the commits of ${repair.fromBranch} are untouched, and the changes that were in the work tree are saved as ${saved} (\`git show --stat ${saved}\`)`;
+    return `you were on ${repair.fromBranch}, not ${runBranch}: went back to ${runBranch} at its last checkpoint; the commits of ${repair.fromBranch} are untouched, and the changes that were in the work tree are saved as ${saved} (\`git show --stat ${saved}\`)${commits}`;
   }
-  return `reverted the interrupted attempt to the last checkpoint; its work is saved as ${saved}`;
+  return `reverted the interrupted attempt to the last checkpoint; its work is saved as ${saved}${commits}`;
+}
+
+/** Commits someone made on the run's branch past its checkpoint: named, and where they are kept. */
+function keptCommitsNote(kept: EnsureResult['keptCommits'], runBranch: string): string {
+  if (kept === null) return '';
+  const named = kept.commits.map((line) => `"${line}"`).join(', ');
+  return `; the commits made on ${runBranch} past its checkpoint (${named}) are kept as ${kept.ref} (\`git log ${kept.ref}\`; \`git cherry-pick <sha>\` brings one back)`;
 }

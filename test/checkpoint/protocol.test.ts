@@ -1,3 +1,4 @@
+import { repairNotice } from '../../src/run/repair-notice.js';
 import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -214,6 +215,7 @@ describe('ensureAtCheckpoint and inspect', () => {
       repaired: false,
       savedRef: null,
       fromBranch: null,
+      keptCommits: null,
     });
     await run.startAttempt('4', 2);
     r.write('leftover.txt', 'x\n');
@@ -227,6 +229,7 @@ describe('ensureAtCheckpoint and inspect', () => {
       repaired: true,
       savedRef: 'refs/ralphtool/add-auth/attempts/4-2',
       fromBranch: null,
+      keptCommits: null,
     });
     const after = await inspect(runLocation(r.dir, 'add-auth'));
     expect(after).toMatchObject({
@@ -238,6 +241,29 @@ describe('ensureAtCheckpoint and inspect', () => {
       branchSha: run.checkpointSha,
     });
     expect(after.state?.currentStory).toBe('4');
+  });
+
+  it('commits made on the run branch past its checkpoint (a fix after a crash) are kept under a ref and named', async () => {
+    const { r, run } = await started();
+    await run.startAttempt('4', 2);
+    r.write('fix.txt', 'my fix\n');
+    r.git('add', 'fix.txt');
+    r.git('commit', '-q', '-m', 'my fix after the crash');
+    const mine = r.git('rev-parse', 'HEAD').trim();
+    const short = r.git('rev-parse', '--short', 'HEAD').trim();
+    r.write('loose.txt', 'not committed\n');
+    const repaired = await run.ensureAtCheckpoint();
+    expect(repaired.repaired).toBe(true);
+    const kept = repaired.keptCommits;
+    expect(kept?.ref).toMatch(/^refs\/ralphtool\/add-auth\/commits\/\d+$/);
+    expect(kept?.commits).toEqual([`${short} my fix after the crash`]);
+    expect(r.git('rev-parse', kept?.ref ?? '').trim()).toBe(mine);
+    // The branch is back at its checkpoint; the commit's history is whole under the ref.
+    expect(r.git('rev-parse', 'ralph/add-auth').trim()).toBe(run.checkpointSha);
+    expect(r.git('show', `${kept?.ref ?? ''}:fix.txt`)).toBe('my fix');
+    const said = repairNotice(repaired, 'ralph/add-auth') ?? '';
+    expect(said).toContain(`"${short} my fix after the crash"`);
+    expect(said).toContain(`kept as ${kept?.ref ?? ''}`);
   });
 
   it('inspects a repository without a run', async () => {
