@@ -6,7 +6,7 @@ import { fakeAgentFlags } from '../../support/fake-agent.js';
 import { LiveCli } from '../../support/live-cli.js';
 import { printedCommands } from '../../support/printed-command.js';
 import { sh } from '../../support/temp-repo.js';
-import { stories, succeed } from '../../run/helpers.js';
+import { stories, succeed, type Step } from '../../run/helpers.js';
 import { crashOnA, remoteState, RemoteWorld, type Machine } from './world.js';
 
 // The remote is the truth for a run that pushes (docs/contract.md, "The remote is the truth"):
@@ -51,6 +51,24 @@ function remoteTip(w: RemoteWorld): string | undefined {
 /** The fake agent's invocations so far, on every machine (they share its log folder). */
 function agentRuns(w: RemoteWorld): string[] {
   return readdirSync(w.logDir).filter((name) => name.startsWith('invocation-'));
+}
+
+/**
+ * Machine A (the fixture's repository) runs the change with `--push origin` and parks on a
+ * question in story 2 (exit 4); story 2's second run succeeds (a resume that answers it), and
+ * `extra` adds steps for later stories.
+ */
+async function parkedOnA(count: number, extra: Record<string, Step[]> = {}): Promise<RemoteWorld> {
+  world = new RemoteWorld(CHANGE, stories(count));
+  const w = world.scenario({
+    '1-1': succeed('src/one.txt', 'one\n'),
+    '2-1#1': [{ signal: 'BLOCKED: Which colour?' }],
+    '2-1#2': succeed('src/two.txt', 'two\n'),
+    ...extra,
+  });
+  const parked = await w.on(w.a, ['run', CHANGE, '--push', 'origin', '--on-complete', 'keep']);
+  expect(parked.exitCode, parked.stderr).toBe(4);
+  return w;
 }
 
 describe('a machine whose copy of the run is behind the remote', { timeout: 240_000 }, () => {
@@ -99,17 +117,11 @@ describe('a machine whose copy of the run is behind the remote', { timeout: 240_
   });
 
   it('while another machine carried it on and parked it on a question: refused, then continues from the remote as printed', async () => {
-    world = new RemoteWorld(CHANGE, stories(3));
-    const w = world.scenario({
-      '1-1': succeed('src/one.txt', 'one\n'),
-      '2-1#1': [{ signal: 'BLOCKED: Which colour?' }],
-      '2-1#2': succeed('src/two.txt', 'two\n'),
+    const w = await parkedOnA(3, {
       '3-1#1': [{ signal: 'BLOCKED: Which shape?' }],
       '3-1#2': succeed('src/three.txt', 'three\n'),
     });
     const a = w.a;
-    const parked = await w.on(a, ['run', CHANGE, '--push', 'origin', '--on-complete', 'keep']);
-    expect(parked.exitCode, parked.stderr).toBe(4);
     const b = w.clone('b');
     const onB = await w.on(b, ['resume', CHANGE, '--from', 'origin', '--answer', 'blue']);
     expect(onB.exitCode, onB.stderr).toBe(4);
@@ -215,15 +227,8 @@ describe('a branch someone else moved on the remote', { timeout: 240_000 }, () =
   }
 
   it('at resume: refused, their commit saved and named; the printed way back works', async () => {
-    world = new RemoteWorld(CHANGE, stories(2));
-    const w = world.scenario({
-      '1-1': succeed('src/one.txt', 'one\n'),
-      '2-1#1': [{ signal: 'BLOCKED: Which colour?' }],
-      '2-1#2': succeed('src/two.txt', 'two\n'),
-    });
+    const w = await parkedOnA(2);
     const a = w.a;
-    const parked = await w.on(a, ['run', CHANGE, '--push', 'origin', '--on-complete', 'keep']);
-    expect(parked.exitCode, parked.stderr).toBe(4);
     const theirs = teammatePushes(w);
 
     const resumed = await w.on(a, ['resume', CHANGE, '--answer', 'blue']);
@@ -281,14 +286,7 @@ describe('a branch someone else moved on the remote', { timeout: 240_000 }, () =
 
 describe('a new run where the remote has one', { timeout: 240_000 }, () => {
   it('refuses to start over an unfinished run there; --force starts over, saving its branch here', async () => {
-    world = new RemoteWorld(CHANGE, stories(2));
-    const w = world.scenario({
-      '1-1': succeed('src/one.txt', 'one\n'),
-      '2-1#1': [{ signal: 'BLOCKED: Which colour?' }],
-      '2-1#2': succeed('src/two.txt', 'two\n'),
-    });
-    const parked = await w.on(w.a, ['run', CHANGE, '--push', 'origin']);
-    expect(parked.exitCode, parked.stderr).toBe(4);
+    const w = await parkedOnA(2);
     const before = remoteTip(w);
     const c = w.clone('c');
     const cBefore = snapshot(c);
@@ -323,14 +321,7 @@ describe(
   { timeout: 240_000 },
   () => {
     it('never drops them: saved under a named ref, and said', async () => {
-      world = new RemoteWorld(CHANGE, stories(2));
-      const w = world.scenario({
-        '1-1': succeed('src/one.txt', 'one\n'),
-        '2-1#1': [{ signal: 'BLOCKED: Which colour?' }],
-        '2-1#2': succeed('src/two.txt', 'two\n'),
-      });
-      const parked = await w.on(w.a, ['run', CHANGE, '--push', 'origin']);
-      expect(parked.exitCode, parked.stderr).toBe(4);
+      const w = await parkedOnA(2);
       const b = w.clone('b');
       b.git('switch', '-q', '-c', `ralph/${CHANGE}`);
       writeFileSync(path.join(b.dir, 'local.txt'), 'local\n');
