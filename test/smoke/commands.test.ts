@@ -52,6 +52,11 @@ describe('the commands of a run, as processes', () => {
     expect(report.exitCode).toBe(0);
     expect(report.stdout).toContain('**2/2 stories** · finished (keep) · branch `ralph/smoke`');
 
+    // The finished, kept run: the change list says where its work is.
+    const list = await runCli(['list'], { cwd: f.dir, env: f.env() });
+    expect(list.exitCode).toBe(0);
+    expect(list.stdout).toContain(`${CHANGE} [kept on ralph/${CHANGE}, not merged]`);
+
     const finish = await runCli(['finish', CHANGE, '--prune'], { cwd: f.dir, env: f.env() });
     expect(finish.exitCode).toBe(0);
     expect(f.exists(`.git/ralphtool/${CHANGE}/state.json`)).toBe(false);

@@ -34,14 +34,15 @@ describe('runMark: how a recorded run waits', () => {
     [{ status: 'active', outcome: 'max-retries', choice: null }, 'waiting'],
     [{ status: 'active', outcome: 'stopped', choice: 'keep' }, 'kept-incomplete'],
     [{ status: 'active', outcome: 'max-retries', choice: 'keep' }, 'kept-incomplete'],
-    [{ status: 'finished', outcome: 'complete', choice: 'keep' }, null],
+    // Finished and kept: its work waits on ralph/<change> to be merged.
+    [{ status: 'finished', outcome: 'complete', choice: 'keep' }, 'kept'],
     [{ status: 'finished', outcome: 'stopped', choice: 'cleanup' }, null],
     // A question without an answer: blocked, whatever else the record says (a crash after it).
     [{ status: 'active', outcome: 'blocked', choice: null, question: { answer: null } }, 'blocked'],
     [{ status: 'active', outcome: null, choice: null, question: { answer: null } }, 'blocked'],
     // Answered, not yet accepted (a crash after resume --answer): it only needs resuming.
     [{ status: 'active', outcome: null, choice: null, question: { answer: 'yes' } }, 'interrupted'],
-    [{ status: 'finished', outcome: 'complete', choice: 'keep', question: null }, null],
+    [{ status: 'finished', outcome: 'complete', choice: 'keep', question: null }, 'kept'],
   ] as const)('%j is %s', (record, mark) => {
     expect(runMark(record)).toBe(mark);
   });
@@ -67,6 +68,21 @@ describe('the change list: recorded runs', () => {
       expect(frameText(changesFrame(marked, { columns: 100, rows: 20 }, T0))).toContain(
         `add-auth [${mark}]`,
       );
+    }
+  });
+
+  it('a finished, kept run: marked kept, the hint says where its work is, r/c/k do nothing', () => {
+    const s = marksLoaded(listWithMarks(), { 'add-auth': 'kept' });
+    const shown = frameText(changesFrame(s, { columns: 140, rows: 20 }, T0));
+    expect(shown).toContain('add-auth [kept]');
+    expect(shown).toContain(
+      'kept: its work is on ralph/add-auth, not merged (`git merge ralph/add-auth`)',
+    );
+    expect(shown).not.toContain('r resume');
+    for (const key of ['r', 'c', 'k'] as const) {
+      const t = press(s, key);
+      expect(t.effects).toEqual([]);
+      expect(t.state.recorded.confirming).toBeNull();
     }
   });
 

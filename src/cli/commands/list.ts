@@ -1,4 +1,6 @@
 import { ON_PATH, reachable } from '../../core/reach.js';
+import { recordedRunMarks } from '../../run/launch/finish-run.js';
+import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import { changeRelativePath, invalidChangeFolders, listChanges } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
@@ -17,8 +19,10 @@ export async function listCommand(
   if (opts.json) {
     io.stdout.write(`${JSON.stringify({ changes, skipped }, null, 2)}\n`);
   } else {
+    // Recorded runs that wait for the user: marked beside their change (a kept one, where).
+    const marks = await recordedRunMarks(opts.cwd, DEFAULT_RUN_OPTIONS.commandTimeoutMs, io.env);
     io.stdout.write(
-      reachable(renderChangeList(changes, io.style, new Date()), io.reach ?? ON_PATH),
+      reachable(renderChangeList(changes, io.style, new Date(), marks), io.reach ?? ON_PATH),
     );
     for (const name of skipped) {
       io.stderr.write(

@@ -2,12 +2,15 @@ import type { ChangeSummary } from '../../core/change.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { progressBar, relativeTime } from '../../format/units.js';
+import type { RunMark } from '../../core/run-mark.js';
 
 /** The table of `ralphtool list`, or a hint when there is nothing to list. */
 export function renderChangeList(
   changes: readonly ChangeSummary[],
   style: Style,
   now: Date,
+  /** The changes whose recorded run waits for the user, with how (core/run-mark.ts). */
+  marks: Readonly<Record<string, RunMark>> = {},
 ): string {
   if (changes.length === 0) {
     return 'No changes in openspec/changes/. Create one with `openspec new change <name>`.\n';
@@ -16,8 +19,9 @@ export function renderChangeList(
   const rows = changes.map((c) => {
     const complete = c.tasks.total > 0 && c.tasks.done === c.tasks.total;
     const bar = progressBar(c.tasks.done, c.tasks.total);
+    const mark = marks[c.name];
     return [
-      c.name,
+      mark === undefined ? c.name : `${c.name} ${style.dim(markWords(mark, c.name))}`,
       `${c.stories.done}/${c.stories.total}`,
       `${c.tasks.done}/${c.tasks.total}`,
       complete ? style.green(bar) : bar,
@@ -25,4 +29,9 @@ export function renderChangeList(
     ];
   });
   return `${table([header, ...rows]).join('\n')}\n`;
+}
+
+/** What a recorded run's mark tells in the list; a kept run says where its work is. */
+function markWords(mark: RunMark, change: string): string {
+  return mark === 'kept' ? `[kept on ralph/${change}, not merged]` : `[${mark.replace('-', ' ')}]`;
 }

@@ -101,7 +101,7 @@ function keptWorktree(root: string | undefined): string {
   return existsSync(root) ? `; its worktree stays at ${root}` : `; its worktree ${root} is removed`;
 }
 
-/** Changes whose run is recorded and not finished, with their mark; unreadable ones are left out. */
+/** Changes whose run is recorded and waits for the user (finished and kept too), with their mark; unreadable ones are left out. */
 export async function recordedRunMarks(
   cwd: string,
   timeoutMs: number,

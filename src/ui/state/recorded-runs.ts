@@ -26,6 +26,7 @@ export const MARK_LABELS: Record<RunMark, string> = {
   waiting: 'waiting',
   'kept-incomplete': 'kept incomplete',
   blocked: 'blocked',
+  kept: 'kept',
 };
 
 export function marksLoaded(state: UiState, marks: Record<string, RunMark>): UiState {
@@ -58,6 +59,8 @@ export function recordedRunKey(state: UiState, key: UiKey): Transition | null {
   const selected = selectedMark(state);
   const recorded = state.recorded;
   if ((key !== 'c' && key !== 'k' && key !== 'r') || selected === null) return null;
+  // A finished, kept run has nothing to resume or finish: its work waits to be merged.
+  if (selected.mark === 'kept') return null;
   if (key === 'r') {
     return {
       state: {
@@ -106,6 +109,9 @@ export function recordedRunHint(state: UiState): string | null {
       : `press ${key} again to finish ${confirming.change} with keep (its branch stays, the run ends) · any other key cancels`;
   }
   const selected = selectedMark(state);
+  if (selected?.mark === 'kept') {
+    return `kept: its work is on ralph/${selected.change}, not merged (\`git merge ralph/${selected.change}\`)`;
+  }
   if (selected?.mark === 'blocked') {
     // The UI takes no text: the answer is given on the command line.
     return `blocked: answer with \`${answerCommand(selected.change)}\` · c/k finish (cleanup/keep)`;
