@@ -1,4 +1,5 @@
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RuntimeError, UsageError } from '../core/errors.js';
 import { isZombie, processStartTime } from '../process/proc.js';
@@ -73,15 +74,20 @@ export async function acquireLock(
   };
   let tookOverFrom: LockHolder | null = null;
   for (let tries = 0; tries < 3; tries += 1) {
+    // Written whole under a name of its own, then linked into place: the lock appears with its
+    // holder in it or not at all. (Created empty and written after, another process reading it
+    // in between saw no holder, took it for stale and took it over: two runs held one lock.)
+    const pending = `${path}.${String(process.pid)}-${randomBytes(4).toString('hex')}`;
     try {
-      const handle = await open(path, 'wx');
-      await handle.writeFile(`${JSON.stringify(me)}\n`);
-      await handle.close();
+      await writeFile(pending, `${JSON.stringify(me)}\n`, { flag: 'wx' });
+      await link(pending, path);
       return { path, tookOverFrom, release: () => releaseLock(path, me) };
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') {
         throw new RuntimeError(`cannot create the lock ${path}: ${messageOf(error)}`);
       }
+    } finally {
+      await rm(pending, { force: true });
     }
     const state = await readLock(path);
     // docs/contract.md ("Start") lists a held lock among the refusals of a start: bad timing, not a failure (2).
