@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { RuntimeError } from '../core/errors.js';
 import { commitTree } from '../git/commit.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
 import { fetchRefs, listRemoteRefs, pushRefs } from '../git/remote.js';
 import { claimRef, fetchedRef } from './names.js';
+import { unreachableRemote } from './remote-view.js';
 
 // One machine per change (docs/contract.md, "Claims"): `refs/ralphtool/<change>/claim` on the
 // remote names the machine working on the change. It is created with a push that succeeds
@@ -81,7 +81,7 @@ export async function readRemoteClaim(
 ): Promise<RemoteClaim | null> {
   const ref = claimRef(change);
   const listed = await listRemoteRefs(ctx, remote, [ref]);
-  if ('error' in listed) throw unreachable(remote, listed.error);
+  if ('error' in listed) throw unreachableRemote(remote, listed.error);
   const sha = listed.refs.get(ref);
   if (sha === undefined) return null;
   const local = fetchedRef(remote, ref);
@@ -89,9 +89,9 @@ export async function readRemoteClaim(
   if (!fetched.ok) {
     // Released (or replaced) between the listing and the fetch: read it again.
     const again = await listRemoteRefs(ctx, remote, [ref]);
-    if ('error' in again) throw unreachable(remote, again.error);
+    if ('error' in again) throw unreachableRemote(remote, again.error);
     if (!again.refs.has(ref)) return null;
-    throw unreachable(remote, fetched.error);
+    throw unreachableRemote(remote, fetched.error);
   }
   const text = await git(ctx, ['cat-file', 'blob', `${local}:${CLAIM_FILE}`], {
     allowFailure: true,
@@ -115,7 +115,7 @@ export async function pushClaim(
   const pushed = await pushRefs(ctx, remote, [{ src: sha, dst: ref, force: true, expect }]);
   if (pushed.ok) return { remote, change: info.change, sha, info };
   if (pushed.refs.some((r) => r.flag === '!')) return null;
-  throw unreachable(remote, pushed.message);
+  throw unreachableRemote(remote, pushed.message);
 }
 
 /** Deletes the claim on the remote if it is still ours; false when it was not (taken over). */
@@ -124,7 +124,7 @@ export async function deleteClaim(ctx: GitContext, held: HeldClaim): Promise<boo
   const pushed = await pushRefs(ctx, held.remote, [{ src: '', dst: ref, expect: held.sha }]);
   if (pushed.ok) return true;
   if (pushed.refs.some((r) => r.flag === '!')) return false;
-  throw unreachable(held.remote, pushed.message);
+  throw unreachableRemote(held.remote, pushed.message);
 }
 
 /** How long ago a claim's heartbeat was, in milliseconds (never negative). */
@@ -139,10 +139,4 @@ function parseClaim(text: string): ClaimInfo | null {
   } catch {
     return null;
   }
-}
-
-function unreachable(remote: string, words: string): RuntimeError {
-  return new RuntimeError(
-    `cannot reach the remote ${JSON.stringify(remote)}: ${words} (check \`git ls-remote ${remote}\`)`,
-  );
 }

@@ -17,7 +17,7 @@ import {
   writeRunState,
 } from '../checkpoint/index.js';
 import { git, gitOut, type GitContext } from '../git/git.js';
-import { fetchRefs, listRemoteRefs, remoteContext } from '../git/remote.js';
+import { fetchRefs, remoteContext } from '../git/remote.js';
 import {
   branchSha,
   isAncestor,
@@ -119,8 +119,7 @@ export async function fetchRunFrom(req: FetchRunRequest): Promise<FetchedRun> {
       : await keepLocalBranch(ctx, req.change, view.branch);
   const attempts = `${attemptRefPrefix(req.change)}*`;
   const progress = progressRef(req.change);
-  const listed = await listRemoteRefs(ctx, req.remote, [progress]);
-  const withProgress = !('error' in listed) && listed.refs.has(progress);
+  const withProgress = view.progress !== null;
   const fetched = await fetchRefs(ctx, req.remote, [
     ...(endedThere === 'cleanup' || view.branch === null
       ? []

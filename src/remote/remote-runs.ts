@@ -5,6 +5,7 @@ import { fetchRefs, listRemoteRefs } from '../git/remote.js';
 import { CLAIM_FILE, type ClaimInfo } from './claim.js';
 import { fetchedRef } from './names.js';
 import { RECORD_FILES } from './record.js';
+import { unreachableRemote } from './remote-view.js';
 
 /** One run recorded on a remote (`status --remote`). */
 export interface RemoteRun {
@@ -26,9 +27,7 @@ const CLAIMS = /^refs\/ralphtool\/([^/]+)\/claim$/;
 export async function listRemoteRuns(ctx: GitContext, remote: string): Promise<RemoteRun[]> {
   const listed = await listRemoteRefs(ctx, remote, ['refs/ralphtool/*']);
   if ('error' in listed) {
-    throw new RuntimeError(
-      `cannot reach the remote ${JSON.stringify(remote)}: ${listed.error} (check \`git ls-remote ${remote}\`)`,
-    );
+    throw unreachableRemote(remote, listed.error);
   }
   const wanted = [...listed.refs.keys()].filter((ref) => RECORDS.test(ref) || CLAIMS.test(ref));
   if (wanted.length > 0) {

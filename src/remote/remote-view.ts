@@ -1,5 +1,5 @@
 import { RuntimeError } from '../core/errors.js';
-import { parseRunState, ralphBranch, type RunState } from '../checkpoint/index.js';
+import { parseRunState, progressRef, ralphBranch, type RunState } from '../checkpoint/index.js';
 import { git, type GitContext } from '../git/git.js';
 import { fetchRefs, listRemoteRefs } from '../git/remote.js';
 import { resolveCommit } from '../git/repo.js';
@@ -13,11 +13,13 @@ import { RECORD_FILES, readRecordFile, type RecordAbout } from './record.js';
 export interface RemoteRunView {
   /** The tip of `ralph/<change>` on the remote; null when it has none. */
   branch: string | null;
+  /** The progress save of an attempt going on there (another machine's); null when none. */
+  progress: string | null;
   /** The record commit (fetched here), what it says, and who wrote it; null when none. */
   record: { sha: string; state: RunState | null; about: RecordAbout | null } | null;
 }
 
-/** Reads the remote's branch and record of the change: one `ls-remote`, one fetch. */
+/** Reads the remote's branch, progress save and record of the change: one `ls-remote`, one fetch. */
 export async function readRemoteRunView(
   ctx: GitContext,
   remote: string,
@@ -25,18 +27,21 @@ export async function readRemoteRunView(
 ): Promise<RemoteRunView> {
   const branchRef = `refs/heads/${ralphBranch(change)}`;
   const record = recordRef(change);
-  const listed = await listRemoteRefs(ctx, remote, [branchRef, record]);
-  if ('error' in listed) throw unreachable(remote, listed.error);
+  const progressName = progressRef(change);
+  const listed = await listRemoteRefs(ctx, remote, [branchRef, record, progressName]);
+  if ('error' in listed) throw unreachableRemote(remote, listed.error);
   const branch = listed.refs.get(branchRef) ?? null;
+  const progress = listed.refs.get(progressName) ?? null;
   const recordSha = listed.refs.get(record);
-  if (recordSha === undefined) return { branch, record: null };
+  if (recordSha === undefined) return { branch, progress, record: null };
   const local = fetchedRef(remote, record);
   const fetched = await fetchRefs(ctx, remote, [`+${record}:${local}`]);
-  if (!fetched.ok) throw unreachable(remote, fetched.error);
+  if (!fetched.ok) throw unreachableRemote(remote, fetched.error);
   const stateText = await readRecordFile(ctx, local, RECORD_FILES.state);
   const aboutText = await readRecordFile(ctx, local, RECORD_FILES.about);
   return {
     branch,
+    progress,
     record: {
       sha: recordSha,
       state: stateText === null ? null : safely(() => parseRunState(stateText, record)),
@@ -86,7 +91,8 @@ function safely<T>(read: () => T): T | null {
   }
 }
 
-function unreachable(remote: string, words: string): RuntimeError {
+/** The refusal when a remote cannot be read: what git said, and the command that checks it. */
+export function unreachableRemote(remote: string, words: string): RuntimeError {
   return new RuntimeError(
     `cannot reach the remote ${JSON.stringify(remote)}: ${words} (check \`git ls-remote ${remote}\`)`,
   );
