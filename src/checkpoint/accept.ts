@@ -9,6 +9,7 @@ import { leaveIgnoredOutOfIndex, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, nestedNotice } from './nested-repos.js';
 import type { Protection } from './repo-guard.js';
 import { tasksFilesCommitted } from './ignored-tasks.js';
+import { stoppedTracking, untrack } from './stopped-tracking.js';
 
 /** Subject of the commit that records a completed story. */
 export function checkpointMessage(storyId: string): string {
@@ -32,16 +33,18 @@ export async function commitStory(
 ): Promise<string> {
   const { ctx, repo } = g;
   const message = checkpointMessage(storyId);
+  let stopped: string[] = [];
   if (how.untouched) {
     // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess
     // (a MERGE_HEAD written by hand moves no HEAD).
     await quitOperations(ctx, repo.gitDir);
   } else {
-    const made = await backToCheckpoint(g, checkpoint, storyId, how.resuming);
-    if (made !== null) {
+    const back = await backToCheckpoint(g, checkpoint, storyId, how.resuming);
+    if (typeof back === 'string') {
       tasksFilesCommitted(g, null);
-      return made;
+      return back;
     }
+    stopped = back.stoppedTracking;
   }
   // Repositories the attempt created are committed as plain files, never as gitlinks.
   const { detached: nested } = await detachNestedRepos(g, protect.label);
@@ -55,6 +58,7 @@ export async function commitStory(
     message,
     async (listing) => {
       tasksFilesCommitted(g, listing);
+      await untrack(g, stopped);
       // The index was at the checkpoint before `add -A` (reset there, or never touched).
       const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint, listing);
       if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
@@ -68,14 +72,15 @@ export async function commitStory(
 /**
  * HEAD on the run's branch at the checkpoint and the index at the checkpoint, the files as
  * the agent left them (but for what only a branch switch of the agent changed). Resuming an
- * accept whose commit was made already, returns that commit and changes nothing; else null.
+ * accept whose commit was made already, returns that commit and changes nothing; else the
+ * files the attempt stopped tracking (read from its index before the reset).
  */
 async function backToCheckpoint(
   g: RunGit,
   checkpoint: string,
   storyId: string,
   resuming: boolean,
-): Promise<string | null> {
+): Promise<string | { stoppedTracking: string[] }> {
   const { ctx, repo } = g;
   const message = checkpointMessage(storyId);
   const head = await headPosition(ctx);
@@ -88,6 +93,7 @@ async function backToCheckpoint(
 
   // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess.
   await quitOperations(ctx, repo.gitDir);
+  const stopped = await stoppedTracking(g, checkpoint);
   // Files that only a branch switch of the agent changed get the checkpoint's version back.
   await undoBranchSwitch(g, checkpoint);
   if (!onBranch) {
@@ -107,5 +113,5 @@ async function backToCheckpoint(
   await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
     context: 'could not reset the index',
   });
-  return null;
+  return { stoppedTracking: stopped };
 }

@@ -8,6 +8,7 @@ import { snapshotWorkTree } from '../git/snapshot.js';
 import { atOriginal } from './start-sequence.js';
 import { restoreStagedChanges, restoreUserBytes } from './user-files.js';
 import { setAsideLateWrites } from './late-writes.js';
+import { bringShelteredBack, shelterUntrackedFiles } from './untracked-shelter.js';
 
 /**
  * "Cleanup" of the git protocol: back to the original position with the run's work (and the
@@ -27,7 +28,8 @@ export async function returnToOriginal(
   const head = await headPosition(ctx);
   const already = resuming && atOriginal(head, state);
   if (!tip) {
-    if (already) return null; // the last step (deleting the branch) was done
+    // The last step (deleting the branch) was done, by ralphtool or by hand after a conflict.
+    if (already) return bringShelteredBack(g);
     throw new RuntimeError(
       `branch ${g.branch} no longer exists, so the run's work cannot be brought back: look for it with \`git reflog\``,
     );
@@ -39,8 +41,16 @@ export async function returnToOriginal(
   if (unborn) {
     await toUnbornOriginal(g, state);
   } else if (!already) {
-    await checkoutOriginal(g, state);
-    await squash(g);
+    const target = await originalTarget(g, state);
+    if (target !== null) await shelterUntrackedFiles(g, tip, target);
+    try {
+      await checkoutOriginal(g, state);
+      await squash(g);
+    } catch (error) {
+      // Back in place for whatever the user does next (a later cleanup shelters them again).
+      await bringShelteredBack(g);
+      throw error;
+    }
   } else if ((late = await needsSquash(g, tip))) {
     await squash(g);
   } else {
@@ -53,13 +63,22 @@ export async function returnToOriginal(
     ? await restoreStagedChanges(g, { startSha: state.originalSha, base: state.baseSha, tip })
     : null;
   await git(ctx, ['branch', '-q', '-D', g.branch], { context: `could not delete ${g.branch}` });
+  // Last: back before the branch went, a resumed cleanup would take them for late writes.
+  const sheltered = await bringShelteredBack(g);
   const notices = [
     typeof late === 'string'
       ? `files written since the cleanup was interrupted were set aside under ${late} (\`git show --stat ${late}\` lists them)`
       : null,
     notice,
+    sheltered,
   ].filter((n): n is string => n !== null);
   return notices.length > 0 ? notices.join('; ') : null;
+}
+
+/** The commit the cleanup checks out: the original branch's tip now, or the detached start. */
+async function originalTarget(g: RunGit, state: RunState): Promise<string | null> {
+  const original = state.originalBranch;
+  return original.kind === 'detached' ? original.sha : branchSha(g.ctx, original.name);
 }
 
 async function checkoutOriginal(g: RunGit, state: RunState): Promise<void> {

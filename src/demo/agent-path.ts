@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { shellWord } from '../format/text.js';
+import { shellWord } from '../core/shell-word.js';
 
 /** Where the compiled demo agent lives: next to this module in dist/demo. */
 export function demoAgentPath(): string {

@@ -117,9 +117,3 @@ function joined(list: readonly Grapheme[]): string {
 function sumWidths(list: readonly Grapheme[]): number {
   return list.reduce((n, g) => n + g.width, 0);
 }
-
-/** One word as a POSIX shell would read it back (splitCommandLine does), quoted when needed. */
-export function shellWord(word: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}

@@ -11,7 +11,7 @@ import {
   withExport,
 } from '../../src/demo/agent-text.js';
 import { demoAgentCommandLine } from '../../src/demo/agent-path.js';
-import { shellWord } from '../../src/format/text.js';
+import { shellWord } from '../../src/core/shell-word.js';
 import { demoClosing, demoIntro } from '../../src/demo/messages.js';
 import { DEMO_CHANGE, demoProjectFiles } from '../../src/demo/project.js';
 import { demoPlan } from '../../src/demo/script.js';

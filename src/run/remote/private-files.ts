@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.js';
-import { shellWord } from '../../format/text.js';
+import { shellWord } from '../../core/shell-word.js';
 import { engineContext, notInRepo, type RunState } from '../../checkpoint/index.js';
 import { locateRepo, resolveCommit } from '../../git/repo.js';
 import { filesWithSecrets, findWrittenSecret, secretsHere } from '../secrets.js';
