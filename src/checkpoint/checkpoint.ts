@@ -22,6 +22,7 @@ import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { undoStart } from './start-undo.js';
 import { giveWorktreeBack } from './home-keep.js';
+import { takeUserTasksEdits } from './user-tasks.js';
 import { assertOriginalFree } from './worktrees.js';
 import { bringWorkHome } from './home-cleanup.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
@@ -99,6 +100,24 @@ export class CheckpointRun extends GuardedRun {
     const label = attemptName(storyId, attempt);
     await saveWorkTree(this.runGit(opts), { checkpoint: this.checkpointSha, ref, label });
     return ref;
+  }
+
+  /**
+   * Between invocations (no attempt recorded, no step half-way): the user's own edits of the
+   * change's tasks.md become part of the run (user-tasks.ts) before any repair could save them
+   * away as an attempt's. Returns the paths taken (none: nothing of the user's).
+   */
+  async takeUserTasksEdits(opts: CallOptions = {}): Promise<string[]> {
+    this.refuseIfFinished();
+    const { step, currentStory, checkpointSha } = this.current;
+    if (step !== null || currentStory !== null || checkpointSha === null) return [];
+    const taken = await takeUserTasksEdits(this.runGit(opts), checkpointSha);
+    if (taken === null) return [];
+    if (taken.sha !== checkpointSha) {
+      await this.update((draft) => void (draft.checkpointSha = taken.sha));
+    }
+    this.watch.forget();
+    return taken.paths;
   }
 
   /**

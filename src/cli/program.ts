@@ -100,7 +100,7 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
               .command('resume')
               .option('-C, --cwd <dir>', 'run as if started in <dir>')
               .description(
-                'continue an interrupted run from its last checkpoint, with the options it was started with (several, or --all)',
+                'continue an interrupted run from its last checkpoint, with the options it was started with and your own edits of tasks.md since it stopped (several, or --all)',
               )
               .argument('[changes...]', 'change names'),
           ),

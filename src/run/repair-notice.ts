@@ -21,3 +21,9 @@ function keptCommitsNote(kept: EnsureResult['keptCommits'], runBranch: string): 
   const named = kept.commits.map((line) => `"${line}"`).join(', ');
   return `; the commits made on ${runBranch} past its checkpoint (${named}) are kept as ${kept.ref} (\`git log ${kept.ref}\`; \`git cherry-pick <sha>\` brings one back)`;
 }
+
+/** The user's own edits of tasks.md, taken into the run before it goes on or ends. */
+export function userTasksNotice(paths: readonly string[], runBranch: string): string | null {
+  if (paths.length === 0) return null;
+  return `your edits of ${paths.join(', ')} since the run stopped are part of the run now (a commit of their own on ${runBranch}), not an attempt to revert`;
+}

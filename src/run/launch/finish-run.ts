@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { openWorktreePlace, recordedHome, type WorktreePlace } from './launch-worktree.js';
 import { withHomeLock } from '../home-lock.js';
 import { readLock } from '../lock.js';
-import { repairNotice } from '../repair-notice.js';
+import { repairNotice, userTasksNotice } from '../repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
 
 export interface FinishRequest {
@@ -66,6 +66,8 @@ export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone>
     // A start that stopped before its first commit is undone by the cleanup, not completed.
     const undoingStart = req.choice === 'cleanup' && run.state.step?.op === 'start';
     if (run.state.step?.op !== 'cleanup' && !undoingStart) {
+      const tasksEdits = userTasksNotice(await run.takeUserTasksEdits(), run.branch);
+      if (tasksEdits !== null) req.notice(tasksEdits);
       // Put back first (cleanup and keep would do it silently), to say what was found.
       const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
       if (repaired !== null) req.notice(repaired);

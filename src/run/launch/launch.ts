@@ -37,7 +37,7 @@ import { openRunRemote } from '../remote/open-remote.js';
 import { refusePrivateFilesToPush, refusePrivateStartToPush } from '../remote/private-files.js';
 import { recordedState } from '../recorded-state.js';
 import { continuedOptions, intentRecord } from '../intent.js';
-import { repairNotice } from '../repair-notice.js';
+import { repairNotice, userTasksNotice } from '../repair-notice.js';
 import { secretRootsOf, secretsHere } from '../secrets.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
 import { promptPaths, storiesReader, verifyPlan } from '../setup.js';
@@ -343,6 +343,8 @@ async function reopen(
   if (killOrphanedAgent(run.state)) notice('stopped the agent the interrupted run left running');
   await run.claim(process.pid);
   if (options.answer !== null) await run.recordAnswer(options.answer);
+  const tasksEdits = userTasksNotice(await run.takeUserTasksEdits(), run.branch);
+  if (tasksEdits !== null) notice(tasksEdits);
   const repaired = repairNotice(await run.ensureAtCheckpoint(), run.branch);
   if (repaired !== null) notice(repaired);
   return run;

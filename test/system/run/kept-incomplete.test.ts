@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SUCCEED, agentFlags, FaultWorld, succeed } from '../faults/support/world.js';
 import { LiveCli } from '../../support/live-cli.js';
@@ -104,13 +106,29 @@ describe('a run kept with stories left', () => {
     expect(w.state()).toMatchObject({ status: 'active', choice: 'keep', outcome: 'max-retries' });
     await expectRunRefusedForResume(w);
 
-    w.scenario({ '1-2': succeed('src/one.txt', 'one\n'), '2-1': succeed('src/two.txt', '2\n') });
+    // While the run waits, the user adds a story to the plan: it is theirs, not an attempt's.
+    const plan = readFileSync(join(w.dir, w.tasksPath), 'utf8');
+    writeFileSync(join(w.dir, w.tasksPath), `${plan}\n## 3. Added by you\n\n- [ ] 3.1 do it\n`);
+    w.scenario({
+      '1-2': succeed('src/one.txt', 'one\n'),
+      '2-1': succeed('src/two.txt', '2\n'),
+      '3-1': succeed('src/three.txt', '3\n'),
+    });
     const resumed = await w.loop('resume', ['--max-retries', '1']);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`your edits of ${w.tasksPath} since the run stopped`);
     const started = resumed.events().filter((e) => e.type === 'story.started');
     expect(started.map((e) => [e.storyId, e.attempt])).toEqual([
       ['1', 2],
       ['2', 1],
+      ['3', 1],
+    ]);
+    expect(w.subjects(`main..${w.branch}`)).toEqual([
+      'initial state',
+      'tasks.md: edited by you between runs',
+      'checkpoint: 1',
+      'checkpoint: 2',
+      'checkpoint: 3',
     ]);
     expect(w.state()).toMatchObject({ status: 'finished', outcome: 'complete' });
   });
