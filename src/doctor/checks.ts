@@ -49,7 +49,9 @@ export function doctorChecks(facts: DoctorFacts, cwd: string): CheckResult[] {
   results.push(...openSpecChecks(facts.openspec, cwd));
   results.push(
     claudeCheck(facts.claude),
+    ...loginCheck('claude', facts.claude),
     optionalAgentCheck('codex', facts.codex),
+    ...loginCheck('codex', facts.codex),
     openCodeCheck(facts.opencode),
     optionalAgentCheck('gemini', facts.gemini),
     userCheck(facts),
@@ -264,6 +266,19 @@ function claudeCheck(claude: ProgramFacts): CheckResult {
     );
   }
   return programVersion('claude', { ...claude, path: claude.path });
+}
+
+/**
+ * What the agent's own login status says, when it says something: not logged in fails for
+ * claude (the default agent: `run` would fail every attempt) and warns for codex.
+ */
+function loginCheck(agent: 'claude' | 'codex', program: ProgramFacts): CheckResult[] {
+  const login = program.login;
+  const label = `${agent} login`;
+  if (login === undefined || login.kind === 'unknown') return [];
+  if (login.kind === 'logged-in') return [ok(label, `logged in (${login.how})`)];
+  const detail = `not logged in: every attempt of --agent ${agent} would fail`;
+  return [agent === 'claude' ? fail(label, detail, login.fix) : warn(label, detail, login.fix)];
 }
 
 /** An agent other than the default: missing is a warning, only `--agent <it>` needs it. */

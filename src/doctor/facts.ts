@@ -1,3 +1,4 @@
+import type { AgentLogin } from '../agents/login-status.js';
 import type { AgentProgram } from '../agents/programs.js';
 import type { ChangeSummary } from '../core/change.js';
 import type { HeadPosition } from '../git/repo.js';
@@ -48,4 +49,6 @@ export interface ProgramFacts extends AgentProgram {
   version: string | null;
   /** Why `--version` failed, when it did. */
   versionError: string | null;
+  /** What its own login status says (claude and codex; absent: not asked). */
+  login?: AgentLogin;
 }

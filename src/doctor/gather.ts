@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { agentLogin } from '../agents/login-status.js';
 import { findProgram } from '../agents/preflight.js';
 import { vendorProgram, type AgentProgram } from '../agents/programs.js';
 import { RalphError } from '../core/errors.js';
@@ -28,8 +29,8 @@ export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
   const ctx: GitContext = { cwd: opts.cwd, timeoutMs: opts.timeoutMs, baseEnv: opts.env };
   const [gitFacts, claude, codex, opencode, gemini] = await Promise.all([
     gitVersion(ctx),
-    programFacts(vendorProgram('claude', opts.env), opts),
-    programFacts(vendorProgram('codex', opts.env), opts),
+    withLogin('claude', programFacts(vendorProgram('claude', opts.env), opts), opts),
+    withLogin('codex', programFacts(vendorProgram('codex', opts.env), opts), opts),
     programFacts(vendorProgram('opencode', opts.env), opts),
     programFacts(vendorProgram('gemini', opts.env), opts),
   ]);
@@ -105,6 +106,17 @@ async function openSpecFacts(cwd: string): Promise<OpenSpecFacts> {
   } catch (error) {
     return { found: true, root, error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** The program's facts and, when it was found, what its login status command says. */
+async function withLogin(
+  agent: 'claude' | 'codex',
+  facts: Promise<ProgramFacts>,
+  opts: GatherOptions,
+): Promise<ProgramFacts> {
+  const found = await facts;
+  if (found.path === null) return found;
+  return { ...found, login: await agentLogin(agent, opts.env, opts.cwd) };
 }
 
 async function programFacts(which: AgentProgram, opts: GatherOptions): Promise<ProgramFacts> {

@@ -155,6 +155,32 @@ describe('doctorChecks', () => {
     expect(doctorExitCode(results)).toBe(1);
   });
 
+  it('says what the agents’ own login status says: claude logged out fails, codex warns', () => {
+    const facts = goodFacts();
+    const fix = 'log in with `claude auth login`';
+    facts.claude = { ...facts.claude, login: { kind: 'logged-out', fix } };
+    facts.codex = {
+      ...facts.codex,
+      path: '/bin/codex',
+      version: 'codex-cli 0.1',
+      login: { kind: 'logged-out', fix: 'log in with `codex login`' },
+    };
+    const results = doctorChecks(facts, '/repo');
+    expect(check(results, 'claude login')).toMatchObject({ status: 'fail', fix });
+    expect(check(results, 'codex login')).toMatchObject({ status: 'warn' });
+    expect(doctorExitCode(results)).toBe(1);
+
+    facts.claude = { ...facts.claude, login: { kind: 'logged-in', how: 'claude.ai' } };
+    facts.codex = { ...facts.codex, login: { kind: 'unknown' } };
+    const again = doctorChecks(facts, '/repo');
+    expect(check(again, 'claude login')).toMatchObject({
+      status: 'ok',
+      detail: 'logged in (claude.ai)',
+    });
+    expect(again.some((r) => r.label === 'codex login')).toBe(false);
+    expect(doctorExitCode(again)).toBe(0);
+  });
+
   it('names RALPHTOOL_CLAUDE_BIN when it points nowhere', () => {
     const facts = goodFacts();
     facts.claude = {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createBackend } from '../../agents/index.js';
+import { assertAgentLoggedIn } from '../../agents/login-status.js';
 import { assertRunPreflight } from '../../agents/preflight.js';
 import type { Change } from '../../core/change.js';
 import { countStories } from '../../core/change.js';
@@ -88,6 +89,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   }
   // A start checks its agent before anything changes; a resume once it has read the run's intent.
   const startBackends = req.mode === 'start' ? checkedBackends(options, req.env, req.cwd) : null;
+  if (req.mode === 'start') await assertAgentLoggedIn(options.agent, req.env, req.cwd);
   const where = {
     specRoot,
     change: req.change,
@@ -137,6 +139,9 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         : { options, baseDir: req.cwd };
     const { backend, backendFor } =
       startBackends ?? checkedBackends(continued.options, req.env, continued.baseDir);
+    if (req.mode === 'resume') {
+      await assertAgentLoggedIn(continued.options.agent, req.env, continued.baseDir);
+    }
     let run: CheckpointRun;
     ({ run, place } = await startOrReopen(
       { ...req, options: continued.options },

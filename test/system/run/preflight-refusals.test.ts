@@ -78,6 +78,68 @@ describe.skipIf(!AS_ROOT)('run as root with the claude agent', () => {
   });
 });
 
+describe('an agent whose own CLI says it is not logged in', () => {
+  // The fake agent answers `claude auth status` / `codex login status` as the real CLIs do
+  // (test/compat/login-status.test.ts reads the real ones).
+  for (const agent of ['claude', 'codex'] as const) {
+    it(`${agent}: run is refused before touching git (exit 1), with the way to log in`, async () => {
+      fixture = newFixture();
+      const f = fixture;
+      const before = snapshot(f);
+      const result = await f.run(['--agent', agent, '--json'], {
+        agent: false,
+        env: {
+          [`RALPHTOOL_${agent.toUpperCase()}_BIN`]: f.agentWrapper(),
+          FAKE_AGENT_FORMAT: agent,
+          FAKE_AGENT_LOGGED_OUT: '1',
+          IS_SANDBOX: '1',
+          OPENAI_API_KEY: undefined,
+          CODEX_API_KEY: undefined,
+          CODEX_HOME: path.join(f.scratch, 'codex-home'),
+        },
+      });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`${agent} is not logged in`);
+      expect(result.stderr).toContain(agent === 'claude' ? '`claude auth login`' : '`codex login`');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(f.invoked('1', 1)).toBe(false);
+      expect(snapshot(f)).toEqual(before);
+    });
+  }
+
+  it('resume too, the run left as it was; logged in again, the resume goes on', async () => {
+    fixture = new RunFixture(CHANGE, stories(2)).scenario({
+      '1-1': succeed('src/one.txt', 'one\n'),
+      '2-1': [{ signal: 'FAILED: no' }],
+      '2-2': succeed('src/two.txt', 'two\n'),
+    });
+    const f = fixture;
+    const claude = {
+      RALPHTOOL_CLAUDE_BIN: f.agentWrapper(),
+      FAKE_AGENT_FORMAT: 'claude',
+      IS_SANDBOX: '1',
+    };
+    const first = await f.run(['--agent', 'claude', '--json', '--max-retries', '0'], {
+      agent: false,
+      env: claude,
+    });
+    expect(first.exitCode, first.stderr).toBe(3);
+    const before = { ...snapshot(f), state: f.state() };
+    const refused = await runCli(['resume', CHANGE, '--max-retries', '1', '--json'], {
+      cwd: f.dir,
+      env: f.env({ ...claude, FAKE_AGENT_LOGGED_OUT: '1' }),
+    });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('claude is not logged in');
+    expect({ ...snapshot(f), state: f.state() }).toEqual(before);
+    const resumed = await runCli(['resume', CHANGE, '--max-retries', '1', '--json'], {
+      cwd: f.dir,
+      env: f.env(claude),
+    });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+  });
+});
+
 describe('run with a --verify program that is not on PATH', () => {
   it('refuses before touching git (exit 1), naming the program', async () => {
     fixture = newFixture();
