@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { agentEnvironment } from '../core/agent-environment.js';
 import { RuntimeError } from '../core/errors.js';
 import type { StrayProcess } from '../process/descendants.js';
 import { streamProcess } from '../process/stream.js';
@@ -51,7 +52,8 @@ export async function runAgentProcess(
   const result = await streamProcess(launch.program, launch.args, {
     cwd: request.cwd,
     env: {
-      ...launch.env,
+      // Never the forge's or the CI runner's credentials (core/agent-environment.ts).
+      ...agentEnvironment(launch.env).env,
       // Some agents take their project directory from $PWD before their working directory
       // (OpenCode does): an inherited PWD, where ralphtool was started, would point them there.
       PWD: request.cwd,

@@ -442,3 +442,30 @@ describe('codex backend', () => {
     await expect(running).rejects.toThrow(/npm install -g @openai\/codex/);
   });
 });
+
+describe('what the agent process and its children see', () => {
+  it('no forge or CI credential reaches the agent, in any mode; its own key does', async () => {
+    const dump = join(dir, 'agent-env.json');
+    const script = join(dir, 'dump-env.mjs');
+    writeFileSync(
+      script,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(process.argv[2], JSON.stringify(process.env));\nconsole.log('<promise>COMPLETE</promise>');\n`,
+    );
+    await attempt({ agent: 'command', agentCommand: `node ${script} ${dump}` }, [], {
+      ANTHROPIC_API_KEY: 'sk-ant-kept',
+      GH_TOKEN: 'ghs_secret',
+      GITHUB_TOKEN: 'ghs_secret2',
+      ACTIONS_RUNTIME_TOKEN: 'runtime',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader',
+      GIT_CONFIG_VALUE_0: 'AUTHORIZATION: basic c2VjcmV0',
+    });
+    const seen = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
+    expect(seen.ANTHROPIC_API_KEY).toBe('sk-ant-kept');
+    expect(seen.RALPHTOOL_STORY_ID).toBe('1');
+    for (const name of ['GH_TOKEN', 'GITHUB_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'GIT_CONFIG_COUNT']) {
+      expect(seen[name], name).toBeUndefined();
+    }
+    expect(JSON.stringify(seen)).not.toContain('c2VjcmV0');
+  });
+});

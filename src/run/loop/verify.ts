@@ -1,3 +1,4 @@
+import { agentEnvironment } from '../../core/agent-environment.js';
 import { formatDuration } from '../../format/units.js';
 import { splitCommandLine } from '../../process/command-line.js';
 import { execProgram } from '../../process/exec.js';
@@ -36,7 +37,8 @@ export async function runVerifyCommands(
     if (program === undefined) continue;
     const result = await execProgram(program, args, {
       cwd,
-      baseEnv: env,
+      // The verify commands run the agent's code: the agent's environment, no forge credentials.
+      baseEnv: agentEnvironment(env).env,
       timeoutMs,
       signal,
       reject: false,
