@@ -54,7 +54,7 @@ const layerRules = LAYERS.map((layer) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/openspec-repo/**'] },
+  { ignores: ['dist/**', 'action/dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/openspec-repo/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -3,74 +3,108 @@
 // it; it runs as well on any runner). No shell: every program gets an argument array.
 //
 // Environment (the action's inputs):
-//   RALPHTOOL_CLI      path of ralphtool's dist/cli/main.js (run with this node)
-//   INPUT_CHANGE       the change
-//   INPUT_REMOTE       the git remote that holds the runs (default: origin)
-//   INPUT_MAX_DURATION --max-duration of this job, below the runner's job limit (default: 330m)
-//   INPUT_ARGS         more ralphtool arguments, one per line (e.g. --agent, claude)
-//   INPUT_PR           "true": open or update a pull request from ralph/<change> (default)
-//   INPUT_PR_BASE      its base branch (default: the remote's default branch)
-//   OUT_DIR            where the NDJSON events and transcripts are copied for the artifact
-//   GITHUB_OUTPUT      (set by GitHub) where outputs are written: exit-code, finished, artifacts
+//   RALPHTOOL_CLI        ralphtool to run with this node (the action's action/dist/ralphtool.mjs)
+//   INPUT_CHANGE         the change: one of `ralphtool list`'s, else the job fails (exit 2)
+//   INPUT_REMOTE         a remote of the checkout that holds the runs (default: origin)
+//   INPUT_MAX_DURATION   --max-duration of this job, below the runner's job limit (default: 330m)
+//   INPUT_AGENT          the agent (default: claude); installed from npm when not found
+//   INPUT_AGENT_VERSION  its version (default: the one this ralphtool pins)
+//   INPUT_ARGS           more ralphtool arguments, one per line (e.g. --max-cost, 20)
+//   INPUT_PR             "true": open or update a pull request from ralph/<change> (default)
+//   INPUT_PR_BASE        its base branch (default: the remote's default branch)
+//   INPUT_TOKEN          the token for ralphtool's pushes and for `gh` (never for the agent)
+//   OUT_DIR              the folder under which this change's events and transcripts are kept
+//   GITHUB_OUTPUT        (set by GitHub) where outputs go: exit-code, finished, artifacts,
+//                        artifact-name
 //
-// The run: `resume <change> --from <remote>` when the remote records a run of the change (a job
-// cut by the time limit, or a runner that died), else `run <change>`; with `--push <remote>
-// --json --on-complete keep --max-duration …`. Exit 5 (a limit or the job's time) is not a
-// failure: the next job continues from the remote. Any other non-zero exit fails the job, after
-// the artifacts and the pull request.
+// The run: when the remote records the run as finished (its pull request is open), nothing is
+// run and the job passes; `resume <change> --from <remote>` when the remote records it
+// unfinished (a job cut by the time limit, or a runner that died), else `run <change>`; with
+// `--push <remote> --json --on-complete keep --max-duration …`. Exit 5 (a limit or the job's
+// time) is not a failure: the next job continues from the remote. Any other non-zero exit
+// fails the job, after the artifacts and the pull request.
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  closeSync,
   cpSync,
   existsSync,
   mkdirSync,
   openSync,
-  closeSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { ensureAgent, pinnedVersion } from './agent-install.mjs';
+import { ghEnv, ralphtoolEnv } from './job-environment.mjs';
+import { pullRequestBody } from './pull-request-body.mjs';
 
+const actionRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const env = process.env;
-const change = required('INPUT_CHANGE');
+const cli = required('RALPHTOOL_CLI');
+let toolEnv = ralphtoolEnv(env);
+
 const remote = env.INPUT_REMOTE || 'origin';
+if (!git(['remote']).stdout.split('\n').includes(remote)) {
+  fail(`the remote ${JSON.stringify(remote)} is not one of this checkout's (\`git remote -v\`)`);
+}
+const change = validChange(required('INPUT_CHANGE'));
 const maxDuration = env.INPUT_MAX_DURATION || '330m';
 const extra = (env.INPUT_ARGS ?? '')
   .split('\n')
   .map((a) => a.trim())
   .filter((a) => a !== '');
-const outDir = path.resolve(env.OUT_DIR || 'ralphtool-artifacts');
-const cli = required('RALPHTOOL_CLI');
+const agentAt = extra.indexOf('--agent');
+const agent = agentAt === -1 ? env.INPUT_AGENT || 'claude' : (extra[agentAt + 1] ?? 'claude');
+const outDir = path.join(path.resolve(env.OUT_DIR || 'ralphtool-artifacts'), change);
 mkdirSync(outDir, { recursive: true });
+output('artifacts', outDir);
+output(
+  'artifact-name',
+  `ralphtool-${change}-${env.GITHUB_RUN_ID ?? 'local'}-${env.GITHUB_RUN_ATTEMPT ?? '1'}`,
+);
 
-const recorded =
-  git(['ls-remote', '--', remote, `refs/ralphtool/${change}/record`]).stdout.trim() !== '';
-const local = existsSync(path.join(gitDir(), 'ralphtool', change, 'state.json'));
-const how =
-  recorded && !local ? ['resume', change, '--from', remote] : [recorded ? 'resume' : 'run', change];
-const args = [
-  ...how,
-  '--push',
-  remote,
-  '--json',
-  '--on-complete',
-  'keep',
-  '--max-duration',
-  maxDuration,
-  ...extra,
-];
-log(`ralphtool ${args.join(' ')}`);
-
-const events = path.join(outDir, `${change}.ndjson`);
-const fd = openSync(events, 'w');
-const run = spawnSync(process.execPath, [cli, ...args], { stdio: ['ignore', fd, 'inherit'] });
-closeSync(fd);
-const code = run.status ?? 1;
-log(`ralphtool exited with ${code}`);
-
-const transcripts = path.join(gitDir(), 'ralphtool', change, 'transcripts');
-if (existsSync(transcripts))
-  cpSync(transcripts, path.join(outDir, 'transcripts'), { recursive: true });
+const recordedState = remoteRecord();
+let code;
+if (recordedState?.status === 'finished') {
+  log(
+    `the run of ${change} finished on ${remote} (${recordedState.choice ?? '?'}): nothing to run`,
+  );
+  code = 0;
+} else {
+  const version = env.INPUT_AGENT_VERSION || pinnedVersion(actionRoot, agent);
+  if (version !== null) {
+    const dir = path.join(env.RUNNER_TEMP || path.dirname(outDir), 'ralphtool-agents');
+    toolEnv = { ...toolEnv, ...ensureAgent({ agent, version, env: toolEnv, dir, log }) };
+  }
+  const how = recordedState !== null ? ['resume', change, '--from', remote] : ['run', change];
+  const args = [
+    ...how,
+    '--push',
+    remote,
+    '--json',
+    '--on-complete',
+    'keep',
+    '--max-duration',
+    maxDuration,
+    ...(agentAt === -1 ? ['--agent', agent] : []),
+    ...extra,
+  ];
+  log(`ralphtool ${args.join(' ')}`);
+  const events = path.join(outDir, `${change}.ndjson`);
+  const fd = openSync(events, 'w');
+  const run = spawnSync(process.execPath, [cli, ...args], {
+    stdio: ['ignore', fd, 'inherit'],
+    env: toolEnv,
+  });
+  closeSync(fd);
+  code = run.status ?? 1;
+  log(`ralphtool exited with ${String(code)}`);
+  const transcripts = path.join(gitDir(), 'ralphtool', change, 'transcripts');
+  if (existsSync(transcripts))
+    cpSync(transcripts, path.join(outDir, 'transcripts'), { recursive: true });
+}
 
 const branch = `ralph/${change}`;
 const onRemote = git(['ls-remote', '--', remote, `refs/heads/${branch}`]).stdout.trim() !== '';
@@ -78,20 +112,49 @@ if ((env.INPUT_PR ?? 'true') === 'true' && onRemote) pullRequest();
 
 output('exit-code', String(code));
 output('finished', String(code === 0));
-output('artifacts', outDir);
 process.exit(code === 0 || code === 5 ? 0 : code);
+
+/** The change, when it is one of the repository's (`ralphtool list`): nothing else is used. */
+function validChange(name) {
+  const listed = spawnSync(process.execPath, [cli, 'list', '--json'], {
+    encoding: 'utf8',
+    env: toolEnv,
+  });
+  if (listed.status !== 0) fail(`ralphtool list failed: ${listed.stderr.trim()}`);
+  const names = JSON.parse(listed.stdout).changes.map((c) => c.name);
+  if (!names.includes(name)) {
+    fail(`the change ${JSON.stringify(name)} is not one of this repository's (\`ralphtool list\`)`);
+  }
+  return name;
+}
+
+/** The remote's record of the change's run (state.json), or null when it records none. */
+function remoteRecord() {
+  const status = spawnSync(process.execPath, [cli, 'status', '--remote', remote, '--json'], {
+    encoding: 'utf8',
+    env: toolEnv,
+  });
+  if (status.status !== 0) fail(`could not read the runs on ${remote}: ${status.stderr.trim()}`);
+  const run = JSON.parse(status.stdout).runs.find((r) => r.change === change);
+  return run?.state ?? null;
+}
 
 /** Opens the pull request from ralph/<change>, or updates its body when one is open. */
 function pullRequest() {
   const report = spawnSync(process.execPath, [cli, 'report', change, '--markdown'], {
     encoding: 'utf8',
+    env: toolEnv,
   });
   if (report.status !== 0) {
     log(`no report: ${report.stderr.trim()}`);
     return;
   }
+  const runUrl =
+    env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
+      ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+      : null;
   const body = path.join(outDir, 'pull-request.md');
-  writeFileSync(body, report.stdout);
+  writeFileSync(body, pullRequestBody(report.stdout, { artifactUrl: runUrl }));
   const open = gh([
     'pr',
     'list',
@@ -132,7 +195,7 @@ function defaultBranch() {
 }
 
 function gh(args) {
-  const result = spawnSync('gh', args, { encoding: 'utf8' });
+  const result = spawnSync('gh', args, { encoding: 'utf8', env: ghEnv(env) });
   if (result.error)
     throw new Error(`gh could not start: ${result.error.message} (install the GitHub CLI)`);
   if (result.status !== 0) log(`gh ${args[0]} ${args[1]} failed: ${result.stderr.trim()}`);
@@ -140,24 +203,27 @@ function gh(args) {
 }
 
 function git(args) {
-  return spawnSync('git', args, { encoding: 'utf8', env: { ...env, GIT_TERMINAL_PROMPT: '0' } });
+  return spawnSync('git', args, { encoding: 'utf8', env: toolEnv });
 }
 
 function gitDir() {
   return path.resolve(git(['rev-parse', '--git-common-dir']).stdout.trim() || '.git');
 }
 
+/** One output line; the values here never hold a newline (the change is a listed name). */
 function output(name, value) {
   if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, `${name}=${value}\n`);
 }
 
 function required(name) {
   const value = env[name];
-  if (value === undefined || value === '') {
-    process.stderr.write(`ralphtool-job: ${name} is not set\n`);
-    process.exit(2);
-  }
+  if (value === undefined || value === '') fail(`${name} is not set`);
   return value;
+}
+
+function fail(line) {
+  process.stderr.write(`ralphtool-job: ${line}\n`);
+  process.exit(2);
 }
 
 function log(line) {

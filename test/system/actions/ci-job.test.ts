@@ -130,9 +130,9 @@ describe('one job per change, continued by the next job', { timeout: 240_000 }, 
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.outputs).toMatchObject({ 'exit-code': '5', finished: 'false' });
     expect(first.stderr).toContain(`ralphtool run ${CHANGE} --push origin`);
-    const events = readFileSync(path.join(first.out, `${CHANGE}.ndjson`), 'utf8');
+    const events = readFileSync(path.join(first.out, CHANGE, `${CHANGE}.ndjson`), 'utf8');
     expect(events).toContain('"limit.reached"');
-    expect(readdirSync(path.join(first.out, 'transcripts'))).toContain('1-1.ndjson');
+    expect(readdirSync(path.join(first.out, CHANGE, 'transcripts'))).toContain('1-1.ndjson');
     const created = calls(gh.log).filter((c) => c.argv[1] === 'create');
     expect(created).toHaveLength(1);
     expect(created[0]?.argv).toEqual(
