@@ -54,7 +54,15 @@ const layerRules = LAYERS.map((layer) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'action/dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/openspec-repo/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'action/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'test/fixtures/openspec-repo/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
