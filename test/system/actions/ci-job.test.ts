@@ -9,6 +9,7 @@ import {
 import path from 'node:path';
 import { validateAction, validateWorkflow } from '@action-validator/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { execProgram } from '../../../src/process/exec.js';
 import { CLI_PATH } from '../../support/cli.js';
 import { fakeAgentFlags, quote } from '../../support/fake-agent.js';
@@ -94,6 +95,20 @@ describe('the action and the example workflow', () => {
     const action = readFileSync('action.yml', 'utf8');
     const workflow = readFileSync('examples/github-actions/ralphtool.yml', 'utf8');
     expect(validateAction(action).errors).toEqual([]);
+    expect(validateAction(readFileSync('plan/action.yml', 'utf8')).errors).toEqual([]);
+    // The example keeps the token out of the checkout and pins the action by its placeholders.
+    const parsed = parse(workflow) as {
+      jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+    };
+    for (const [name, spec] of Object.entries(parsed.jobs)) {
+      const checkout = spec.steps.find((step) => step.uses?.startsWith('actions/checkout@'));
+      expect(checkout?.with?.['persist-credentials'], name).toBe(false);
+    }
+    const uses = Object.values(parsed.jobs).flatMap((j) => j.steps.map((s) => s.uses ?? ''));
+    expect(uses).toEqual(
+      expect.arrayContaining(['OWNER/ralphtool/plan@REF', 'OWNER/ralphtool@REF']),
+    );
+    expect(workflow).toContain('`OWNER/ralphtool@REF` below');
     expect(validateWorkflow(workflow).errors).toEqual([]);
     expect(validateWorkflow(workflow.replace('runs-on:', 'runs-onn:')).errors).not.toEqual([]);
     expect(validateAction(action.replace('using: composite', 'using: compost')).errors).not.toEqual(
