@@ -21,7 +21,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runAction, type ActionResult } from '../support/action-runner.js';
+import { runAction, type ActionResult, type RunnerContext } from '../support/action-runner.js';
+import { runWorkflowJob } from '../support/workflow-runner.js';
 import { quote } from '../support/fake-agent.js';
 import {
   claudeEnv,
@@ -38,6 +39,9 @@ const CHANGE = 'on-a-runner';
 const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
 const TOKEN = 'ghs_runnerTokenThatMustNotLeak123';
 const FAKE_GH = path.resolve('test/system/actions/support/fake-gh.mjs');
+const WORKFLOW = path.resolve('examples/github-actions/ralphtool.yml');
+/** The scripted API takes any key: this one stands for the repository's secret. */
+const SCRIPTED_KEY = 'sk-ant-scripted-model-server';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -101,17 +105,14 @@ interface Runner {
   server: ModelServer;
   path: string;
   ghLog: string;
-  agentEnvDump: string;
 }
 
 /** One job on a fresh runner: a fresh clone, a fresh temp folder, the action with `inputs`. */
-async function job(
+/** A fresh runner: a fresh clone, a fresh temp folder and home, the runner's environment. */
+function freshRunner(
   r: Runner,
   name: string,
-  actionPath: '' | 'plan',
-  inputs: Record<string, string>,
-  onSpawn?: (pid: number) => void,
-): Promise<ActionResult & { machine: Machine; runnerTemp: string }> {
+): { machine: Machine; runnerTemp: string; ctx: Omit<RunnerContext, 'inputs' | 'actionPath'> } {
   const machine = r.world.clone(name);
   const runnerTemp = tempDir(`ralphtool-runner-${name}-`);
   const home = path.join(runnerTemp, 'home');
@@ -121,32 +122,52 @@ async function job(
       (entry): entry is [string, string] => entry[1] !== undefined,
     ),
   );
-  const result = await runAction({
-    workspace: machine.dir,
-    actionRoot: r.actionRoot,
-    actionPath,
+  // The key is the workflow's secret, given to the action's step only.
+  delete claude.ANTHROPIC_API_KEY;
+  return {
+    machine,
     runnerTemp,
-    artifacts: path.join(runnerTemp, 'artifacts'),
-    inputs,
-    token: TOKEN,
-    env: {
-      ...claude,
-      PATH: r.path,
-      HOME: home,
-      // The machine's npm cache (filled by `npm ci`): the agent's install needs no network.
-      npm_config_cache: path.join(os.homedir(), '.npm'),
-      CI: 'true',
-      GITHUB_ACTIONS: 'true',
-      GITHUB_SERVER_URL: 'https://github.com',
-      GITHUB_REPOSITORY: 'example/project',
-      GITHUB_RUN_ID: `run-${name}`,
-      GITHUB_RUN_ATTEMPT: '1',
-      // What a runner gives every step: the agent must see none of these.
-      ACTIONS_RUNTIME_TOKEN: 'actions-runtime-secret',
-      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-secret',
-      ACTIONS_ID_TOKEN_REQUEST_URL: 'https://token.actions.example/',
-      AGENT_ENV_DUMP: r.agentEnvDump,
+    ctx: {
+      workspace: machine.dir,
+      actionRoot: r.actionRoot,
+      runnerTemp,
+      artifacts: path.join(runnerTemp, 'artifacts'),
+      token: TOKEN,
+      env: {
+        ...claude,
+        PATH: r.path,
+        HOME: home,
+        // The machine's npm cache (filled by `npm ci`): the agent's install needs no network.
+        npm_config_cache: path.join(os.homedir(), '.npm'),
+        CI: 'true',
+        GITHUB_ACTIONS: 'true',
+        GITHUB_SERVER_URL: 'https://github.com',
+        GITHUB_REPOSITORY: 'example/project',
+        GITHUB_RUN_ID: `run-${name}`,
+        GITHUB_RUN_ATTEMPT: '1',
+        // What a runner gives every step: the agent must see none of these.
+        ACTIONS_RUNTIME_TOKEN: 'actions-runtime-secret',
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-secret',
+        ACTIONS_ID_TOKEN_REQUEST_URL: 'https://token.actions.example/',
+      },
     },
+  };
+}
+
+/** One job on a fresh runner: the action (or the plan action) with `inputs`. */
+async function job(
+  r: Runner,
+  name: string,
+  actionPath: '' | 'plan',
+  inputs: Record<string, string>,
+  onSpawn?: (pid: number) => void,
+): Promise<ActionResult & { machine: Machine; runnerTemp: string }> {
+  const { machine, runnerTemp, ctx } = freshRunner(r, name);
+  const result = await runAction({
+    ...ctx,
+    env: { ...ctx.env, ANTHROPIC_API_KEY: SCRIPTED_KEY },
+    actionPath,
+    inputs,
     ...(onSpawn ? { onSpawn } : {}),
   });
   return { ...result, machine, runnerTemp };
@@ -226,7 +247,6 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
       server,
       path: runnerPath(scratch, ghLog),
       ghLog,
-      agentEnvDump,
     };
     const claims = '--claim-ttl\n3s';
 
@@ -314,6 +334,58 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     ]);
   });
 
+  it('the example workflow, unchanged: planned, run and finished with a pull request; the next schedule plans nothing', async () => {
+    const world = new RemoteWorld(CHANGE, stories(2));
+    cleanups.push(() => world.remove());
+    const scratch = tempDir('ralphtool-action-scratch-');
+    const server = await startModelServer(
+      scriptByAttempt({ '1-1': storyWork('1', 'one.txt'), '2-1': storyWork('2', 'two.txt') }),
+    );
+    cleanups.push(() => server.close());
+    const ghLog = path.join(scratch, 'gh.log');
+    const r: Runner = {
+      world,
+      actionRoot: actionCopy(),
+      server,
+      path: runnerPath(scratch, ghLog),
+      ghLog,
+    };
+    const secrets = { ANTHROPIC_API_KEY: SCRIPTED_KEY };
+
+    const plan = await runWorkflowJob(WORKFLOW, 'plan', freshRunner(r, 'plan').ctx, {
+      matrix: {},
+      secrets,
+      needs: {},
+    });
+    expect(plan.success).toBe(true);
+    const changes = JSON.parse(plan.outputs.changes ?? '') as string[];
+    expect(changes).toEqual([CHANGE]);
+    for (const change of changes) {
+      const runner = freshRunner(r, `run-${change}`);
+      const ran = await runWorkflowJob(WORKFLOW, 'run', runner.ctx, {
+        matrix: { change },
+        secrets,
+        needs: { plan },
+      });
+      expect(ran.success, ran.actions.map((a) => a.stderr).join('\n')).toBe(true);
+      expect(ran.actions[0]?.outputs).toMatchObject({ 'exit-code': '0', finished: 'true' });
+      // The identity step of the workflow made ralphtool's commits.
+      expect(runner.machine.git('log', '-1', '--format=%an', `ralph/${change}`).trim()).toBe(
+        'ralphtool[bot]',
+      );
+    }
+    const created = ghCalls(ghLog).filter((c) => c.argv[1] === 'create');
+    expect(created).toHaveLength(1);
+    expect(created[0]?.body).toContain('**2/2 stories**');
+
+    const next = await runWorkflowJob(WORKFLOW, 'plan', freshRunner(r, 'plan-next').ctx, {
+      matrix: {},
+      secrets,
+      needs: {},
+    });
+    expect(JSON.parse(next.outputs.changes ?? '')).toEqual([]);
+  });
+
   it('refuses a change name that is not one of the repository’s, before anything', async () => {
     const world = new RemoteWorld(CHANGE, stories(1));
     cleanups.push(() => world.remove());
@@ -327,7 +399,6 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
       server,
       path: runnerPath(scratch, ghLog),
       ghLog,
-      agentEnvDump: path.join(scratch, 'env'),
     };
     const forged = await job(r, 'forged', '', { change: `${CHANGE}\nfinished=true` });
     expect(forged.success).toBe(false);
