@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { RuntimeError, UsageError } from '../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../core/events.js';
 import { attemptName, attemptRef } from './paths.js';
@@ -21,8 +22,9 @@ import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { completeStart } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { undoStart } from './start-undo.js';
-import { giveWorktreeBack } from './home-keep.js';
+import { giveWorktreeBack, homeContext } from './home-keep.js';
 import { takeUserTasksEdits } from './user-tasks.js';
+import { pinCheckpoint, unpinCheckpoint } from './checkpoint-pin.js';
 import { assertOriginalFree } from './worktrees.js';
 import { bringWorkHome } from './home-cleanup.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
@@ -64,6 +66,7 @@ export class CheckpointRun extends GuardedRun {
       untouched,
     });
     await rememberIgnoredTasks(this.runGit(opts), sha, true);
+    await pinCheckpoint(this.runGit(opts), sha);
     await this.update((draft) => {
       draft.checkpointSha = sha;
       draft.step = null;
@@ -114,6 +117,7 @@ export class CheckpointRun extends GuardedRun {
     const taken = await takeUserTasksEdits(this.runGit(opts), checkpointSha);
     if (taken === null) return [];
     if (taken.sha !== checkpointSha) {
+      await pinCheckpoint(this.runGit(opts), taken.sha);
       await this.update((draft) => void (draft.checkpointSha = taken.sha));
     }
     this.watch.forget();
@@ -241,6 +245,7 @@ export class CheckpointRun extends GuardedRun {
         // The guard is taken here, as the run starts: before any agent can have changed anything.
         await this.protect(opts, 'start');
         const sha = await completeStart(this.runGit(opts), this.current);
+        await pinCheckpoint(this.runGit(opts), sha);
         await this.update((draft) => {
           draft.baseSha = sha;
           draft.checkpointSha = sha;
@@ -349,6 +354,12 @@ export class CheckpointRun extends GuardedRun {
     await this.update((draft) =>
       recordChoice(draft, choice, outcome ?? draft.outcome ?? 'stopped', final),
     );
+    if (this.current.status !== 'finished') return;
+    // From the user's work tree when the run's own worktree was given back.
+    const g = this.runGit({});
+    const home = this.current.home;
+    const gone = home !== undefined && home !== null && !existsSync(g.repo.root);
+    await unpinCheckpoint(gone ? { ...g, ctx: homeContext(g.ctx, home) } : g);
   }
 }
 
