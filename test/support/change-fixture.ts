@@ -93,9 +93,14 @@ export class ChangeFixture {
     return lines(this.git('log', '--reverse', '--format=%s', range));
   }
 
-  /** The change's attempt refs (`refs/ralphtool/<change>/attempts/…`). */
+  /**
+   * The change's refs under `refs/ralphtool/<change>/` (attempts, saves), without the pin of a
+   * run still going (`…/checkpoint`, test/checkpoint/gc-under-the-run.test.ts checks that one).
+   */
   attemptRefs(): string[] {
-    return lines(this.git('for-each-ref', '--format=%(refname)', `refs/ralphtool/${this.change}/`));
+    return lines(
+      this.git('for-each-ref', '--format=%(refname)', `refs/ralphtool/${this.change}/`),
+    ).filter((ref) => ref !== `refs/ralphtool/${this.change}/checkpoint`);
   }
 
   /** `git status --porcelain` lines, untracked files one by one, ignored ones left out. */
