@@ -9,6 +9,8 @@ import { clashesOf } from '../../run/many/merge-clash.js';
 import type { MergeReport } from '../../run/many/many-types.js';
 import { runMany } from '../../run/many/many.js';
 import { selectAll } from '../../run/many/many-select.js';
+import { settleBatch } from '../../run/many/batch-record.js';
+import { askedRuns } from './many-batch.js';
 import type { Notifier } from '../../run/unattended/notify.js';
 import { notifierWith, notifyTargetsFor } from '../../run/unattended/notify-intent.js';
 import { gateAgentChatter } from '../../run/output-gate.js';
@@ -51,11 +53,27 @@ export async function runManyCommand(
     for (const change of opts.changes) await readChange(specRoot, change);
   }
   let changes = [...opts.changes];
+  const timeoutMs = options.commandTimeoutMs;
+  // `resume --all` also starts what a crashed `run a b c` never started (batch-record.ts).
+  let asked =
+    opts.mode === 'resume'
+      ? await askedRuns({ ...opts, changes }, interactive, timeoutMs, io.env)
+      : null;
   if (opts.flags.all === true) {
-    const selection = await selectAll(opts.cwd, opts.mode, options.commandTimeoutMs, io.env);
+    const alsoStarting = asked?.starts != null;
+    const selection = await selectAll(opts.cwd, opts.mode, timeoutMs, io.env, alsoStarting);
     for (const left of selection.leftOut) say(`--all leaves out ${left.change}: ${left.why}`);
     changes = selection.changes;
   }
+  asked ??= await askedRuns({ ...opts, changes }, interactive, timeoutMs, io.env);
+  const starts = asked.starts;
+  if (starts !== null) {
+    say(
+      `--all starts ${starts.changes.join(', ')}: asked for by the run of ${starts.startedAt} and never started, with the options it was given`,
+    );
+    changes = [...changes, ...starts.changes];
+  }
+  const startsHere = (change: string): boolean => starts?.changes.includes(change) === true;
 
   const stop = new AbortController();
   const output = stopWhenOutputCloses(
@@ -92,8 +110,8 @@ export async function runManyCommand(
         notifyTargetsFor({
           cwd: opts.cwd,
           change,
-          mode: opts.mode,
-          options,
+          mode: startsHere(change) ? 'start' : opts.mode,
+          options: startsHere(change) && starts !== null ? starts.options : options,
           timeoutMs: options.commandTimeoutMs,
           env: io.env,
         }),
@@ -149,6 +167,7 @@ export async function runManyCommand(
         changes,
         options,
         mode: opts.mode,
+        ...(starts === null ? {} : { starts }),
         parallel: opts.parallel,
         env: io.env,
       },
@@ -180,5 +199,7 @@ export async function runManyCommand(
   } finally {
     removeSignals();
     output.remove();
+    // What never started stays recorded for `resume --all`; the rest is forgotten.
+    await settleBatch(asked.gitCommonDir);
   }
 }

@@ -24,6 +24,8 @@ export async function selectAll(
   mode: RunMode,
   timeoutMs: number,
   env: NodeJS.ProcessEnv,
+  /** `resume --all` with runs a crashed command never started: none to resume is no error. */
+  alsoStarting = false,
 ): Promise<ManySelection> {
   const specRoot = findOpenSpecRoot(cwd);
   const repo = await locateRepo({ cwd: specRoot, timeoutMs, baseEnv: env });
@@ -42,7 +44,7 @@ export async function selectAll(
         selection.leftOut.push({ change: status.change, why: `unreadable: ${status.error ?? ''}` });
       }
     }
-    if (selection.changes.length === 0) {
+    if (selection.changes.length === 0 && !alsoStarting) {
       throw new UsageError(
         'resume --all: no run is left to resume (`ralphtool status` lists the recorded runs)',
       );

@@ -14,6 +14,11 @@ export interface ManyRunRequest {
   /** The options every run gets; `worktree` is always true here. */
   options: RunOptions;
   mode: RunMode;
+  /**
+   * `resume --all`: changes a crashed `run a b c` was asked for and never started, started here
+   * (mode start) with the options they were asked for (batch-record.ts); also in `changes`.
+   */
+  starts?: { changes: readonly string[]; options: RunOptions };
   /** How many runs work at once (`--parallel`, 1 … PARALLEL_LIMITS.max). */
   parallel: number;
   env: NodeJS.ProcessEnv;

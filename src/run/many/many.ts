@@ -30,7 +30,9 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
     return mergeChecked;
   };
 
+  const asked = req.starts ?? { changes: [], options: req.options };
   const one = async (change: string): Promise<ManyRunEnd> => {
+    const starting = asked.changes.includes(change);
     const release = await slots.acquire();
     // Once its loop has ended a run no longer works: its slot goes to the next change.
     let ended = false;
@@ -58,8 +60,8 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
         {
           cwd: req.cwd,
           change,
-          options: { ...req.options, worktree: true },
-          mode: req.mode,
+          options: { ...(starting ? asked.options : req.options), worktree: true },
+          mode: starting ? 'start' : req.mode,
           env: req.env,
         },
         {

@@ -21,8 +21,11 @@ afterEach(() => {
 
 const CHANGES = ['alpha', 'beta', 'gamma'];
 
-/** Story 1 done; story 2's first start says so and hangs (until stopped); its next start succeeds. */
-function hangingInStory2(): ManyFixture {
+/**
+ * Story 1 done; story 2's first start says so and hangs (until stopped); its next start succeeds.
+ * Changes in `straight` do not hang.
+ */
+function hangingInStory2(straight: readonly string[] = []): ManyFixture {
   const scenario = (c: string): Record<string, Step[]> => ({
     '1-1': succeed(`src/${c}1.txt`, `${c} 1\n`),
     '2-1#1': [
@@ -33,8 +36,12 @@ function hangingInStory2(): ManyFixture {
     '2-1': succeed(`src/${c}2.txt`, `${c} 2\n`),
     '2-2': succeed(`src/${c}2.txt`, `${c} 2\n`),
   });
+  const plain = (c: string): Record<string, Step[]> => ({
+    '1-1': succeed(`src/${c}1.txt`, `${c} 1\n`),
+    '2-1': succeed(`src/${c}2.txt`, `${c} 2\n`),
+  });
   return new ManyFixture({ alpha: 2, beta: 2, gamma: 2 }).scenarios(
-    Object.fromEntries(CHANGES.map((c) => [c, scenario(c)])),
+    Object.fromEntries(CHANGES.map((c) => [c, straight.includes(c) ? plain(c) : scenario(c)])),
   );
 }
 
@@ -113,6 +120,49 @@ describe('several runs stopped and resumed', () => {
     expect(resumed.stdout).toMatch(/alpha: complete · stories 2\/2/);
     expectAllFinished(f);
     expect(f.status()).toEqual([]);
+  }, 240_000);
+});
+
+describe('runs a crashed command was asked for and never started', () => {
+  it('kill -9 with one of three not begun: resume --all names it and starts it with the options it was asked for', async () => {
+    fixture = hangingInStory2(['gamma']);
+    const f = fixture;
+    // Two at a time: gamma waits for a slot that never frees.
+    const live = f.spawn('run', [...CHANGES, '--parallel', '2', '--max-retries', '4']);
+    for (const change of ['alpha', 'beta']) {
+      await live.waitFor(
+        (e) => e.type === 'agent.message' && e.text === 'writing story 2' && e.change === change,
+      );
+      const pgid = f.runState(change).agentPgid;
+      if (typeof pgid === 'number') strayGroups.push(pgid);
+    }
+    await live.kill9();
+    expect(existsSync(path.join(f.dir, '.git/ralphtool/gamma/state.json'))).toBe(false);
+
+    const resumed = await f.cli('resume', ['--all', '--on-complete', 'keep']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(
+      /--all starts gamma: asked for by the run of \S+ and never started/,
+    );
+    expectAllFinished(f);
+    // Gamma got the flags it was asked for (--max-retries 4), not the defaults.
+    expect(f.runState('gamma')).toMatchObject({ intent: { maxRetries: 4 } });
+    // Nothing is left to start: the record of the batch is gone.
+    expect(existsSync(path.join(f.dir, '.git/ralphtool/batch.json'))).toBe(false);
+    const again = await f.cli('resume', ['--all']);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain('no run is left to resume');
+  }, 240_000);
+
+  it('a command that ends normally leaves no record behind', async () => {
+    fixture = new ManyFixture({ alpha: 1, beta: 1 }).scenarios({
+      alpha: { '1-1': succeed('src/a.txt', 'a\n') },
+      beta: { '1-1': succeed('src/b.txt', 'b\n') },
+    });
+    const f = fixture;
+    const ran = await f.cli('run', ['alpha', 'beta', '--on-complete', 'keep']);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    expect(existsSync(path.join(f.dir, '.git/ralphtool/batch.json'))).toBe(false);
   }, 240_000);
 });
 
