@@ -9,6 +9,7 @@ import { renderRemoteRuns } from '../render/remote-status.js';
 import { remoteName } from '../remote-flags.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { collectRunStatuses } from '../../run/status/status.js';
+import { unstartedBatch } from '../../run/many/batch-record.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import type { CommandIO } from '../io.js';
 import { renderStatuses } from '../render/status.js';
@@ -40,7 +41,19 @@ export async function statusCommand(
     specRel = null;
   }
   const runs = await collectRunStatuses(repo, specRel, timeoutMs, io.env);
-  if (opts.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
-  else io.stdout.write(reachable(renderStatuses(runs, io.style, new Date()), io.reach ?? ON_PATH));
+  // What a crashed `run a b c` was asked for and never started: `resume --all` starts it.
+  const left = await unstartedBatch(repo.gitCommonDir);
+  const notStarted =
+    left === null
+      ? null
+      : { changes: left.changes, askedAt: left.batch.startedAt, next: 'ralphtool resume --all' };
+  if (opts.json) {
+    io.stdout.write(
+      `${JSON.stringify({ runs, ...(notStarted ? { notStarted } : {}) }, null, 2)}\n`,
+    );
+  } else {
+    const text = renderStatuses(runs, io.style, new Date(), notStarted);
+    io.stdout.write(reachable(text, io.reach ?? ON_PATH));
+  }
   return 0;
 }

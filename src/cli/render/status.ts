@@ -19,9 +19,25 @@ function costOf(run: RunStatus): string {
 }
 
 /** The text of `ralphtool status`: one block per recorded run. */
-export function renderStatuses(runs: readonly RunStatus[], style: Style, now: Date): string {
-  if (runs.length === 0)
-    return 'No runs recorded in this repository. Start one with `ralphtool run <change>`.\n';
+export function renderStatuses(
+  runs: readonly RunStatus[],
+  style: Style,
+  now: Date,
+  notStarted: { changes: readonly string[]; askedAt: string; next: string } | null = null,
+): string {
+  const unstarted =
+    notStarted === null
+      ? ''
+      : `${style.bold(notStarted.changes.join(', '))}  ${style.yellow('never started')}: asked for by a run started ${relativeTime(notStarted.askedAt, now)}, which ended before ${notStarted.changes.length === 1 ? 'it' : 'they'} began\n  next: \`${notStarted.next}\` starts ${notStarted.changes.length === 1 ? 'it' : 'them'}\n`;
+  if (runs.length === 0) {
+    return unstarted !== ''
+      ? unstarted
+      : 'No runs recorded in this repository. Start one with `ralphtool run <change>`.\n';
+  }
+  return `${renderRuns(runs, style, now)}${unstarted === '' ? '' : `\n${unstarted}`}`;
+}
+
+function renderRuns(runs: readonly RunStatus[], style: Style, now: Date): string {
   const blocks = runs.map((run) => {
     if (run.state === 'unreadable') {
       return [

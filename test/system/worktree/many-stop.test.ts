@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Step } from '../../support/fake-agent.js';
 import type { EventJson } from '../../support/live-cli.js';
 import { killGroup } from '../../support/processes.js';
+import { runCli } from '../../support/cli.js';
+import { printedCommands } from '../../support/printed-command.js';
 import { succeed } from '../../run/helpers.js';
 import { ManyFixture } from './many-fixture.js';
 
@@ -139,7 +141,17 @@ describe('runs a crashed command was asked for and never started', () => {
     await live.kill9();
     expect(existsSync(path.join(f.dir, '.git/ralphtool/gamma/state.json'))).toBe(false);
 
-    const resumed = await f.cli('resume', ['--all', '--on-complete', 'keep']);
+    // status lists it, and its next: line is what starts it (run as printed).
+    const listed = (await f.statusJson()) as unknown as Record<string, unknown>;
+    expect(listed).toMatchObject({
+      notStarted: { changes: ['gamma'], next: 'ralphtool resume --all' },
+    });
+    const text = await runCli(['status'], { cwd: f.dir, env: f.env() });
+    expect(text.stdout).toContain('gamma  never started');
+    const tail = text.stdout.slice(text.stdout.indexOf('gamma  never'));
+    const [printed] = printedCommands(tail, 'ralphtool');
+    expect(printed).toEqual(['resume', '--all']);
+    const resumed = await f.cli('resume', (printed ?? []).slice(1));
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(
       /--all starts gamma: asked for by the run of \S+ and never started/,
