@@ -1,3 +1,4 @@
+import { environmentFailure } from '../core/error-details.js';
 import { clean } from '../format/text.js';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
@@ -254,6 +255,12 @@ function reportError(error: unknown, io: CommandIO): number {
     const message = reachable(clean(error.message), io.reach ?? ON_PATH);
     io.stderr.write(`${io.errStyle.red('ralphtool:')} ${message}\n`);
     return error.exitCode;
+  }
+  // The machine refused a write (a full disk, a read-only folder): not a bug, one line.
+  const refused = environmentFailure(error);
+  if (refused !== null) {
+    io.stderr.write(`${io.errStyle.red('ralphtool:')} ${clean(refused)}\n`);
+    return 1;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr.write(

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm, rmdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { environmentFailure, messageOf } from '../core/error-details.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
 import { locateRepo } from '../git/repo.js';
 import { keptWorkAdvice, notInRepo, runPaths, type RunState } from '../checkpoint/index.js';
 import { groupAlive, signalGroup } from '../process/process-group.js';
@@ -38,7 +40,7 @@ export async function lockSession(
   const repo = await locateRepo({ cwd, timeoutMs, baseEnv });
   if (!repo) throw notInRepo(cwd);
   const paths = runPaths(repo.gitCommonDir, change);
-  await mkdir(paths.dir, { recursive: true });
+  await makeRunFolder(paths.dir);
   // A refusal leaves nothing behind: the folder goes again when it is empty (never when it
   // holds another ralphtool's lock or a run's files).
   const removeIfEmpty = async (): Promise<void> => {
@@ -140,4 +142,28 @@ function groupIsRecordedAgent(pgid: number, recorded: string): boolean {
     const [memberBoot, memberStart] = identity.split(':');
     return memberBoot === boot && Number(memberStart) >= start;
   });
+}
+
+/**
+ * The run folder under git's directory, or one line saying why the machine refused it. Node's
+ * recursive mkdir reports a read-only file system as ENOENT: the nearest folder that exists is
+ * asked whether it can be written, which names the real cause (EROFS, EACCES).
+ */
+async function makeRunFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    let cause: unknown = error;
+    let existing = path.dirname(dir);
+    while (!existsSync(existing) && path.dirname(existing) !== existing) {
+      existing = path.dirname(existing);
+    }
+    try {
+      await access(existing, constants.W_OK);
+    } catch (denied) {
+      cause = denied;
+    }
+    const said = environmentFailure(cause) ?? messageOf(cause);
+    throw new RuntimeError(`cannot create ralphtool's folder ${dir}: ${said}`);
+  }
 }
