@@ -22,6 +22,7 @@ import { messageOf } from '../../core/error-details.js';
 import { runPlace } from './status-ways-out.js';
 import { limitNext, recordedBudget } from './status-limits.js';
 import { remoteSaid } from './status-remote.js';
+import { orphanedRun } from './status-orphan.js';
 import type { Budget } from '../../core/budget.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
@@ -88,21 +89,27 @@ export async function collectRunStatuses(
   /** The environment git starts from: the command's. */
   baseEnv: NodeJS.ProcessEnv,
 ): Promise<RunStatus[]> {
-  let names: string[];
+  let names: string[] = [];
   try {
     names = (await readdir(runsRoot(repo.gitCommonDir), { withFileTypes: true }))
       .filter((e) => e.isDirectory() && isValidChangeName(e.name))
       .map((e) => e.name)
       .sort();
   } catch {
-    return [];
+    // No run folder at all: only an orphaned branch can be said.
   }
   const statuses: RunStatus[] = [];
   for (const change of names) {
     const status = await statusOf(repo, change, specRootFromRepo, timeoutMs, baseEnv);
     if (status) statuses.push(status);
   }
-  return statuses;
+  const orphan = await orphanedRun(
+    repo,
+    statuses.map((s) => s.change),
+    timeoutMs,
+    baseEnv,
+  );
+  return orphan === null ? statuses : [...statuses, orphan];
 }
 
 async function statusOf(

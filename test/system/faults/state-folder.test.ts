@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { printedCommands } from '../../support/printed-command.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SUCCEED, FaultWorld, type Step } from './support/world.js';
 
@@ -75,6 +77,32 @@ describe("an agent that deletes or rewrites ralphtool's state folder", () => {
       },
     );
   }
+});
+
+describe('the run folder gone while HEAD is on the run branch', () => {
+  it('status says so and the way back to the branch the run started from works as printed', async () => {
+    world = new FaultWorld(CHANGE, 2);
+    const w = world;
+    w.scenario({
+      '1-1': [{ write: 'src/one.txt', content: 'one\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+      '2-*': [{ signal: 'FAILED: no' }],
+    });
+    expect((await w.loop('run', ['--max-retries', '0'])).exitCode).toBe(3);
+    expect(w.currentBranch()).toBe(w.branch);
+    rmSync(path.join(w.dir, '.git', 'ralphtool'), { recursive: true, force: true });
+
+    const status = await w.cli(['status']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toContain(
+      `HEAD is on ${w.branch} but ralphtool has no record of its run`,
+    );
+    const ways = printedCommands(status.stdout, 'git');
+    expect(ways.map((words) => words[0])).toEqual(['switch', 'checkout', 'reset']);
+    for (const way of ways) w.git(...way);
+    expect(w.currentBranch()).toBe('main');
+    expect(w.subjects(`main..${w.branch}`)).toEqual(['initial state', 'checkpoint: 1']);
+    expect(w.userFilesChanged()).toEqual([]);
+  });
 });
 
 describe('an agent that runs `git gc --prune=now`', () => {
