@@ -33,7 +33,7 @@ import {
 import { eventually } from '../support/processes.js';
 import { stories } from '../run/helpers.js';
 import { RemoteWorld, type Machine } from '../system/remote/world.js';
-import { conversationPoint, scriptByAttempt } from './conversations.js';
+import { conversationPoint, scriptByAttempt, type AttemptPlans } from './conversations.js';
 
 const CHANGE = 'on-a-runner';
 const TASKS = `openspec/changes/${CHANGE}/tasks.md`;
@@ -108,6 +108,20 @@ interface Runner {
 }
 
 /** One job on a fresh runner: a fresh clone, a fresh temp folder, the action with `inputs`. */
+/** A remote with the change, the scripted API answering `plans`, and a runner's tools. */
+async function setUp(
+  storyCount: number,
+  plans: AttemptPlans,
+  scratch = tempDir('ralphtool-action-scratch-'),
+): Promise<Runner> {
+  const world = new RemoteWorld(CHANGE, stories(storyCount));
+  cleanups.push(() => world.remove());
+  const server = await startModelServer(scriptByAttempt(plans));
+  cleanups.push(() => server.close());
+  const ghLog = path.join(scratch, 'gh.log');
+  return { world, actionRoot: actionCopy(), server, path: runnerPath(scratch, ghLog), ghLog };
+}
+
 /** A fresh runner: a fresh clone, a fresh temp folder and home, the runner's environment. */
 function freshRunner(
   r: Runner,
@@ -208,8 +222,6 @@ function ghCalls(log: string): { argv: string[]; body: string | null }[] {
 
 describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
   it('cut by max-duration, killed mid-story, taken over, finished with one pull request, then left alone', async () => {
-    const world = new RemoteWorld(CHANGE, stories(3));
-    cleanups.push(() => world.remove());
     const scratch = tempDir('ralphtool-action-scratch-');
     const released = path.join(scratch, 'released');
     const agentEnvDump = path.join(scratch, 'agent-env.txt');
@@ -227,8 +239,9 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
       ],
       ...storyWork('2', 'two.txt'),
     ];
-    const server = await startModelServer(
-      scriptByAttempt({
+    const r = await setUp(
+      3,
+      {
         // Longer than job 1's --max-duration: its time runs out at the end of story 1.
         '1-1': [
           [{ tool: 'Bash', input: { command: 'sleep 1.5', description: 'Think' } }],
@@ -237,17 +250,10 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
         '2-1': story2,
         '2-2': story2,
         '3-1': storyWork('3', 'three.txt'),
-      }),
+      },
+      scratch,
     );
-    cleanups.push(() => server.close());
-    const ghLog = path.join(scratch, 'gh.log');
-    const r: Runner = {
-      world,
-      actionRoot: actionCopy(),
-      server,
-      path: runnerPath(scratch, ghLog),
-      ghLog,
-    };
+    const { world, server, ghLog } = r;
     const claims = '--claim-ttl\n3s';
 
     // Round 1: the plan lists the change; its job runs out of time after story 1 (green).
@@ -335,21 +341,11 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
   });
 
   it('the example workflow, unchanged: planned, run and finished with a pull request; the next schedule plans nothing', async () => {
-    const world = new RemoteWorld(CHANGE, stories(2));
-    cleanups.push(() => world.remove());
-    const scratch = tempDir('ralphtool-action-scratch-');
-    const server = await startModelServer(
-      scriptByAttempt({ '1-1': storyWork('1', 'one.txt'), '2-1': storyWork('2', 'two.txt') }),
-    );
-    cleanups.push(() => server.close());
-    const ghLog = path.join(scratch, 'gh.log');
-    const r: Runner = {
-      world,
-      actionRoot: actionCopy(),
-      server,
-      path: runnerPath(scratch, ghLog),
-      ghLog,
-    };
+    const r = await setUp(2, {
+      '1-1': storyWork('1', 'one.txt'),
+      '2-1': storyWork('2', 'two.txt'),
+    });
+    const { ghLog } = r;
     const secrets = { ANTHROPIC_API_KEY: SCRIPTED_KEY };
 
     const plan = await runWorkflowJob(WORKFLOW, 'plan', freshRunner(r, 'plan').ctx, {
@@ -387,19 +383,8 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
   });
 
   it('refuses a change name that is not one of the repository’s, before anything', async () => {
-    const world = new RemoteWorld(CHANGE, stories(1));
-    cleanups.push(() => world.remove());
-    const scratch = tempDir('ralphtool-action-scratch-');
-    const server = await startModelServer(scriptByAttempt({}));
-    cleanups.push(() => server.close());
-    const ghLog = path.join(scratch, 'gh.log');
-    const r: Runner = {
-      world,
-      actionRoot: actionCopy(),
-      server,
-      path: runnerPath(scratch, ghLog),
-      ghLog,
-    };
+    const r = await setUp(1, {});
+    const { world, ghLog } = r;
     const forged = await job(r, 'forged', '', { change: `${CHANGE}\nfinished=true` });
     expect(forged.success).toBe(false);
     expect(forged.exitCodes.run).toBe(2);

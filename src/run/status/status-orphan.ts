@@ -1,7 +1,15 @@
 import { isValidChangeName } from '../../core/change-name.js';
 import { git } from '../../git/git.js';
 import { headPosition, type RepoLocation } from '../../git/repo.js';
-import type { RunStatus } from './status.js';
+
+/** What is known of a run whose record is gone: said as an unreadable run (status.ts). */
+export interface OrphanedRun {
+  change: string;
+  branch: string;
+  originalBranch: string | null;
+  next: string;
+  error: string;
+}
 
 /**
  * HEAD on `ralph/<change>` with no record of that run (its folder under .git/ralphtool was
@@ -14,7 +22,7 @@ export async function orphanedRun(
   recorded: readonly string[],
   timeoutMs: number,
   baseEnv: NodeJS.ProcessEnv,
-): Promise<RunStatus | null> {
+): Promise<OrphanedRun | null> {
   const ctx = { cwd: repo.root, timeoutMs, baseEnv };
   const head = await headPosition(ctx).catch(() => null);
   if (head === null || head.kind === 'detached') return null;
@@ -46,19 +54,8 @@ export async function orphanedRun(
       : `, \`git checkout ${initial} -- :/\` and \`git reset -q\` (your files as they were when the run started, uncommitted ones included)`;
   return {
     change,
-    state: 'unreadable',
-    pid: null,
-    outcome: null,
-    choice: null,
     branch: head.name,
     originalBranch: original,
-    stories: { done: 0, total: null },
-    currentStory: null,
-    currentAttempt: null,
-    costUsd: 0,
-    startedAt: null,
-    updatedAt: null,
-    worktree: null,
     next: `\`git switch ${back}\`${files}; the run's work stays on ${head.name}, one commit per story`,
     error: `HEAD is on ${head.name} but ralphtool has no record of its run (its folder under .git/ralphtool is gone)`,
   };

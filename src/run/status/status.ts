@@ -109,7 +109,9 @@ export async function collectRunStatuses(
     timeoutMs,
     baseEnv,
   );
-  return orphan === null ? statuses : [...statuses, orphan];
+  if (orphan === null) return statuses;
+  const { branch, originalBranch, next, error } = orphan;
+  return [...statuses, { ...unreadable(orphan.change, '', error), branch, originalBranch, next }];
 }
 
 async function statusOf(
