@@ -8,7 +8,7 @@ import { remoteTimeoutMs } from '../../run/remote/remote-session.js';
 import { renderRemoteRuns } from '../render/remote-status.js';
 import { remoteName } from '../remote-flags.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
-import { collectRunStatuses } from '../../run/status/status.js';
+import { statusesWithOrphan } from '../../run/status/status.js';
 import { unstartedBatch } from '../../run/many/batch-record.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import type { CommandIO } from '../io.js';
@@ -40,7 +40,7 @@ export async function statusCommand(
   } catch {
     specRel = null;
   }
-  const runs = await collectRunStatuses(repo, specRel, timeoutMs, io.env);
+  const runs = await statusesWithOrphan(repo, specRel, timeoutMs, io.env);
   // What a crashed `run a b c` was asked for and never started: `resume --all` starts it.
   const left = await unstartedBatch(repo.gitCommonDir);
   const notStarted =

@@ -89,26 +89,36 @@ export async function collectRunStatuses(
   /** The environment git starts from: the command's. */
   baseEnv: NodeJS.ProcessEnv,
 ): Promise<RunStatus[]> {
-  let names: string[] = [];
+  let names: string[];
   try {
     names = (await readdir(runsRoot(repo.gitCommonDir), { withFileTypes: true }))
       .filter((e) => e.isDirectory() && isValidChangeName(e.name))
       .map((e) => e.name)
       .sort();
   } catch {
-    // No run folder at all: only an orphaned branch can be said.
+    return [];
   }
   const statuses: RunStatus[] = [];
   for (const change of names) {
     const status = await statusOf(repo, change, specRootFromRepo, timeoutMs, baseEnv);
     if (status) statuses.push(status);
   }
-  const orphan = await orphanedRun(
-    repo,
-    statuses.map((s) => s.change),
-    timeoutMs,
-    baseEnv,
-  );
+  return statuses;
+}
+
+/**
+ * `status` only: the runs recorded, and a run branch HEAD is on whose record is gone
+ * (status-orphan.ts), said as an unreadable run with its way back.
+ */
+export async function statusesWithOrphan(
+  repo: RepoLocation,
+  specRootFromRepo: string | null,
+  timeoutMs: number,
+  baseEnv: NodeJS.ProcessEnv,
+): Promise<RunStatus[]> {
+  const statuses = await collectRunStatuses(repo, specRootFromRepo, timeoutMs, baseEnv);
+  const recorded = statuses.map((s) => s.change);
+  const orphan = await orphanedRun(repo, recorded, timeoutMs, baseEnv);
   if (orphan === null) return statuses;
   const { branch, originalBranch, next, error } = orphan;
   return [...statuses, { ...unreadable(orphan.change, '', error), branch, originalBranch, next }];
