@@ -24,7 +24,7 @@ describe.skipIf(!tmuxAvailable())('an unexpected error in a run started from the
   it('is shown on the screen and the UI stays until the user leaves', async () => {
     repo = makeChangeRepo(CHANGE, [{ title: 'Greeting', tasks: ['Write hello'] }]);
     // ralphtool keeps its records in the folder .git/ralphtool; a file there makes making
-    // the run's folder fail with a raw file-system error, which no code path expects.
+    // the run's folder fail with a file-system error (said by session.ts with the folder).
     writeFileSync(path.join(repo.dir, '.git', 'ralphtool'), 'not a folder\n');
     session = TmuxSession.start(
       `ralphtool-crash-${process.pid}`,
@@ -37,7 +37,7 @@ describe.skipIf(!tmuxAvailable())('an unexpected error in a run started from the
     await s.waitFor(/Story 1: Greeting/);
     s.keys('r');
     const screen = await s.waitFor(/The run ended \(exit 1\)/);
-    expect(screen).toMatch(/error: ENOTDIR/);
+    expect(screen).toMatch(/error: cannot create ralphtool's folder \S+\s+ENOTDIR/);
     expect(s.exitStatus()).toBeNull();
     // Still answering keys: back to the changes, then quit with the run's code.
     s.keys('Escape');
