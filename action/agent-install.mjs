@@ -80,6 +80,8 @@ export function ensureAgent(req) {
 }
 
 /**
+ * The lookup of src/agents/preflight.ts's findProgram, again here: the action's scripts run with
+ * node as they are, with none of ralphtool's sources built or importable.
  * @param {string} program
  * @param {string} searchPath
  * @returns {string | null}

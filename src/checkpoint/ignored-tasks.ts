@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { commitTree } from '../git/commit.js';
 import { git, gitOut } from '../git/git.js';
 import { ignoredUntracked } from '../git/status.js';
+import { tasksPathspec } from './paths.js';
 import type { RunGit } from './run-git.js';
 import type { AddListing } from '../git/snapshot.js';
 import { errnoCode } from '../core/error-details.js';
+import { writeFileWhole } from './whole-file.js';
 
 /**
  * A change's tasks.md that the repository ignores (`openspec/` in .gitignore or
@@ -39,7 +41,7 @@ async function ignoredTasksFiles(g: RunGit): Promise<string[]> {
     });
     return found.filter((file) => untracked.includes(file));
   }
-  const glob = `:(glob)**/openspec/changes/${g.change}/tasks.md`;
+  const glob = tasksPathspec(g.change);
   const found = (await ignoredUntracked(g.ctx, { pathspec: [glob] }))
     // An ignored nested repository is listed whatever the pathspec says.
     .filter((file) => file.endsWith('/tasks.md'));
@@ -95,12 +97,8 @@ export async function rememberIgnoredTasks(
   for (const file of await ignoredTasksFiles(g)) {
     manifest[file] = (await readFile(join(g.repo.root, file))).toString('base64');
   }
-  const target = manifestFile(g, checkpoint);
-  await mkdir(dirname(target), { recursive: true });
-  // Written whole, then renamed: a crash leaves the old record or the new one.
-  const temp = `${target}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  await writeFile(temp, JSON.stringify(manifest));
-  await rename(temp, target);
+  // Written whole: a crash leaves the old record or the new one.
+  await writeFileWhole(manifestFile(g, checkpoint), JSON.stringify(manifest));
 }
 
 /** The recorded ignored tasks.md files whose bytes differ from the checkpoint's now. */

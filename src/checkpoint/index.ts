@@ -49,3 +49,4 @@ export {
 } from './state.js';
 export type { IntentRecord, RunHome, RunState } from './state.js';
 export { holderOf, isRunWorktree, listWorktrees, runWorktreeRoot } from './worktrees.js';
+export { writeFileWhole } from './whole-file.js';

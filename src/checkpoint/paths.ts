@@ -54,6 +54,14 @@ export function runWorktreeDir(homeRoot: string, change: string): string {
   return join(dirname(root), `${basename(root)}.ralph`, assertValidChangeName(change));
 }
 
+/**
+ * Every tasks.md of the change anywhere in the work tree (an `openspec/` folder need not be at
+ * the top), as a git pathspec.
+ */
+export function tasksPathspec(change: string): string {
+  return `:(glob)**/openspec/changes/${assertValidChangeName(change)}/tasks.md`;
+}
+
 /** The branch a run of this change works on. */
 export function ralphBranch(change: string): string {
   return `ralph/${assertValidChangeName(change)}`;

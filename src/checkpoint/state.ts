@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { z } from 'zod';
+import { writeFileWhole } from './whole-file.js';
 import { RuntimeError } from '../core/errors.js';
 import { COMPLETION_CHOICES, FAILURE_KINDS, LIMIT_KINDS, RUN_OUTCOMES } from '../core/events.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
@@ -277,36 +277,10 @@ export async function runStateExists(file: string): Promise<boolean> {
  */
 export async function writeRunState(file: string, state: RunState): Promise<void> {
   const checked = runStateSchema.parse(state);
-  const dir = dirname(file);
-  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await mkdir(dir, { recursive: true });
-    const handle = await open(temp, 'wx', 0o644);
-    try {
-      await handle.writeFile(`${JSON.stringify(checked, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
+    await writeFileWhole(file, `${JSON.stringify(checked, null, 2)}\n`);
   } catch (error) {
-    await rm(temp, { force: true });
     throw new RuntimeError(`cannot write run state ${file}: ${messageOf(error)}`);
-  }
-  await syncDirectory(dir);
-}
-
-/** Makes the rename itself durable; some file systems cannot open a directory, which is fine. */
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Durability of the directory entry is best effort; the file content is already synced.
   }
 }
 

@@ -5,6 +5,7 @@ import { commitTree } from '../git/commit.js';
 import { git, gitOut } from '../git/git.js';
 import { headPosition } from '../git/repo.js';
 import { changedIgnoredTasks, rememberIgnoredTasks } from './ignored-tasks.js';
+import { tasksPathspec } from './paths.js';
 import type { RunGit } from './run-git.js';
 
 /** Subject of the commit that takes the user's own edits of tasks.md into the run. */
@@ -27,7 +28,7 @@ export async function takeUserTasksEdits(
   const { ctx } = g;
   const head = await headPosition(ctx);
   if (head.kind !== 'branch' || head.name !== g.branch || head.sha !== checkpoint) return null;
-  const glob = `:(glob)**/openspec/changes/${g.change}/tasks.md`;
+  const glob = tasksPathspec(g.change);
   const diff = await git(ctx, [
     'diff',
     '-z',

@@ -41,3 +41,8 @@ export function environmentFailure(error: unknown): string | null {
       : '';
   return `${known.said}${path} [${code}]: ${known.fix}, then \`ralphtool status\` says where the run is`;
 }
+
+/** What the user is told of a caught error: the machine's refusal said plainly, else its message. */
+export function userMessageOf(error: unknown): string {
+  return environmentFailure(error) ?? messageOf(error);
+}

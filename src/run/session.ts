@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { environmentFailure, messageOf } from '../core/error-details.js';
+import { userMessageOf } from '../core/error-details.js';
 import { RuntimeError, UsageError } from '../core/errors.js';
 import { locateRepo } from '../git/repo.js';
 import { keptWorkAdvice, notInRepo, runPaths, type RunState } from '../checkpoint/index.js';
@@ -163,7 +163,6 @@ async function makeRunFolder(dir: string): Promise<void> {
     } catch (denied) {
       cause = denied;
     }
-    const said = environmentFailure(cause) ?? messageOf(cause);
-    throw new RuntimeError(`cannot create ralphtool's folder ${dir}: ${said}`);
+    throw new RuntimeError(`cannot create ralphtool's folder ${dir}: ${userMessageOf(cause)}`);
   }
 }

@@ -28,7 +28,7 @@ import { useBatched } from './use-batched-events.js';
 import { useTerminalSize } from './use-terminal-size.js';
 import { isTooSmall } from './view/frame.js';
 import { paneOf, screenFrame, type FrameContext } from './view/screen-frame.js';
-import { messageOf } from '../core/error-details.js';
+import { userMessageOf } from '../core/error-details.js';
 
 export interface AppProps {
   controller: UiController;
@@ -113,7 +113,7 @@ export function App({
         controller.listChanges().then(
           (value) => loaded((s) => changesLoaded(s, { status: 'ready', value })),
           (error: unknown) =>
-            loaded((s) => changesLoaded(s, { status: 'error', message: messageOf(error) })),
+            loaded((s) => changesLoaded(s, { status: 'error', message: userMessageOf(error) })),
         );
         // The marks are extra: a record that cannot be read marks nothing (status says why).
         controller.recordedRuns().then(
@@ -128,7 +128,7 @@ export function App({
         controller.finishRun(effect.change, effect.choice).then(
           (message) => transition((s) => finishEnded(s, { message, ok: true })),
           (error: unknown) =>
-            transition((s) => finishEnded(s, { message: messageOf(error), ok: false })),
+            transition((s) => finishEnded(s, { message: userMessageOf(error), ok: false })),
         );
         return;
       case 'open-change':
@@ -136,7 +136,7 @@ export function App({
           (value) => loaded((s) => changeOpened(s, effect.name, { status: 'ready', value })),
           (error: unknown) =>
             loaded((s) =>
-              changeOpened(s, effect.name, { status: 'error', message: messageOf(error) }),
+              changeOpened(s, effect.name, { status: 'error', message: userMessageOf(error) }),
             ),
         );
         return;
@@ -180,14 +180,14 @@ export function App({
           (value) => update((s) => resultLoaded(s, { files: { status: 'ready', value } })),
           (error: unknown) =>
             update((s) =>
-              resultLoaded(s, { files: { status: 'error', message: messageOf(error) } }),
+              resultLoaded(s, { files: { status: 'error', message: userMessageOf(error) } }),
             ),
         );
         controller.readChange(effect.run.change).then(
           (value) => update((s) => resultLoaded(s, { change: { status: 'ready', value } })),
           (error: unknown) =>
             update((s) =>
-              resultLoaded(s, { change: { status: 'error', message: messageOf(error) } }),
+              resultLoaded(s, { change: { status: 'error', message: userMessageOf(error) } }),
             ),
         );
         return;
@@ -219,11 +219,11 @@ export function App({
         (error: unknown) => {
           if (!current()) return;
           events.flush();
-          update((s) => runEnded(s, { error: messageOf(error) }));
+          update((s) => runEnded(s, { error: userMessageOf(error) }));
         },
       );
     } catch (error) {
-      update((s) => runEnded(s, { error: messageOf(error) }));
+      update((s) => runEnded(s, { error: userMessageOf(error) }));
     }
   }
 

@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import { messageOf } from '../core/error-details.js';
+import { userMessageOf } from '../core/error-details.js';
 import type { TimedRunEvent } from '../core/events.js';
 import type { ManyRunsHandle, UiController } from './controller.js';
 import type { Transition, UiState } from './state/app-state.js';
@@ -53,9 +53,9 @@ export function useManyRuns(
         if (handle.current === runs) handle.current = null;
         update((s) => dashboardEnded(s, outcome));
       };
-      runs.done.then(ended, (error: unknown) => ended({ error: messageOf(error) }));
+      runs.done.then(ended, (error: unknown) => ended({ error: userMessageOf(error) }));
     } catch (error) {
-      update((s) => dashboardEnded(s, { error: messageOf(error) }));
+      update((s) => dashboardEnded(s, { error: userMessageOf(error) }));
     }
   };
   return { start, handle };

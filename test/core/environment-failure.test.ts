@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { environmentFailure } from '../../src/core/error-details.js';
+import { environmentFailure, userMessageOf } from '../../src/core/error-details.js';
 
 function systemError(code: string, path?: string): Error {
   return Object.assign(new Error(`${code}: something, open '${path ?? ''}'`), {
@@ -22,5 +22,12 @@ describe('a file system failure the machine caused', () => {
     expect(environmentFailure(systemError('ENOENT', '/x'))).toBeNull();
     expect(environmentFailure(new TypeError('x is undefined'))).toBeNull();
     expect(environmentFailure('text')).toBeNull();
+  });
+
+  it('what the user is told: the refusal said plainly, anything else by its message', () => {
+    expect(userMessageOf(systemError('EROFS', '/repo/.git'))).toMatch(
+      /^the file system is read-only/,
+    );
+    expect(userMessageOf(new TypeError('x is undefined'))).toBe('x is undefined');
   });
 });

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { errnoCode } from '../../core/error-details.js';
-import { runPaths, runsRoot } from '../../checkpoint/index.js';
+import { runPaths, runsRoot, writeFileWhole } from '../../checkpoint/index.js';
 import { hostname } from 'node:os';
 import { processStartTime } from '../../process/proc.js';
 import { holderAlive } from '../lock.js';
@@ -95,8 +94,5 @@ async function readBatch(gitCommonDir: string): Promise<BatchRecord | null> {
 }
 
 async function writeWhole(file: string, record: BatchRecord): Promise<void> {
-  await mkdir(join(file, '..'), { recursive: true });
-  const temp = `${file}.${String(process.pid)}-${randomBytes(4).toString('hex')}`;
-  await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  await rename(temp, file);
+  await writeFileWhole(file, `${JSON.stringify(record, null, 2)}\n`, 0o600);
 }

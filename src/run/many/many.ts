@@ -1,4 +1,4 @@
-import { environmentFailure } from '../../core/error-details.js';
+import { userMessageOf } from '../../core/error-details.js';
 import { RalphError } from '../../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../../core/events.js';
 import { mostSeriousExit } from '../../core/many-exit.js';
@@ -77,8 +77,7 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
       return { change, exitCode, error: null };
     } catch (error) {
       // A full disk or a read-only folder is said as such; a bug still ends only this run.
-      const message =
-        environmentFailure(error) ?? (error instanceof Error ? error.message : String(error));
+      const message = userMessageOf(error);
       const exitCode = error instanceof RalphError ? error.exitCode : 1;
       return { change, exitCode, error: message };
     } finally {

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { runPaths, type RunPaths } from '../../checkpoint/index.js';
+import { runPaths, writeFileWhole, type RunPaths } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
 import type { RunOptions } from '../options.js';
 import { createNotifier, type Notifier, type NotifierConfig } from './notify.js';
@@ -37,7 +36,7 @@ export async function recordNotifyTargets(paths: RunPaths, targets: NotifyTarget
     notifyUrls: [...targets.notifyUrls],
     notifyTimeoutMs: targets.notifyTimeoutMs,
   };
-  await writeFile(notifyFile(paths), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  await writeFileWhole(notifyFile(paths), `${JSON.stringify(record, null, 2)}\n`, 0o600);
 }
 
 /**

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes a file of ralphtool's own whole: a temporary file beside it (created with `mode`,
+ * fsynced), then renamed over it, so that a reader (or a crash) sees the old file or the new
+ * one, never half of one — and a new file never exists for a moment with wider permissions.
+ * The folder is made when it is missing.
+ */
+export async function writeFileWhole(file: string, text: string, mode = 0o644): Promise<void> {
+  const dir = dirname(file);
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/** Makes the rename itself durable; some file systems cannot open a directory, which is fine. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Durability of the directory entry is best effort; the file content is already synced.
+  }
+}
