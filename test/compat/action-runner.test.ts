@@ -225,13 +225,15 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     const scratch = tempDir('ralphtool-action-scratch-');
     const released = path.join(scratch, 'released');
     const agentEnvDump = path.join(scratch, 'agent-env.txt');
-    // Story 2 hangs until the test has killed its runner; its next try goes straight on.
+    // Story 2 hangs until the test has killed its runner; its next try goes straight on. The
+    // environment is written aside and renamed: the test waits for the file, and a redirect
+    // creates it empty before env has written a byte.
     const story2: ScriptedTurn[] = [
       [
         {
           tool: 'Bash',
           input: {
-            command: `env > ${quote(agentEnvDump)}; for i in $(seq 120); do test -f ${quote(released)} && break; sleep 0.5; done`,
+            command: `env > ${quote(`${agentEnvDump}.part`)} && mv ${quote(`${agentEnvDump}.part`)} ${quote(agentEnvDump)}; for i in $(seq 120); do test -f ${quote(released)} && break; sleep 0.5; done`,
             description: 'Wait',
             timeout: 120_000,
           },

@@ -48,9 +48,13 @@ const RUNNERS: Record<string, (script: string, limits: Limits) => Promise<Ended>
   },
 };
 
-/** A script that writes `text` to the file `name` in the test folder (its cwd). */
+/**
+ * A script that writes `text` to the file `name` in the test folder (its cwd), whole: aside and
+ * renamed, because the test waits for the file to exist and then reads it.
+ */
 function writeFileScript(name: string, text: string): string {
-  return `require('node:fs').writeFileSync(${JSON.stringify(name)}, ${text});`;
+  const aside = JSON.stringify(`${name}.part`);
+  return `require('node:fs').writeFileSync(${aside}, ${text}); require('node:fs').renameSync(${aside}, ${JSON.stringify(name)});`;
 }
 
 /** Spawns a grandchild in the same group and records its pid in `grandchild.pid`. */
