@@ -10,6 +10,9 @@ import { detachNestedRepos, nestedNotice } from './nested-repos.js';
 import type { Protection } from './repo-guard.js';
 import { tasksFilesCommitted } from './ignored-tasks.js';
 import { stoppedTracking, untrack } from './stopped-tracking.js';
+import { RuntimeError } from '../core/errors.js';
+import type { Journal, StepOutcome } from './journal.js';
+import type { AcceptStep } from './plans.js';
 
 /** Subject of the commit that records a completed story. */
 export function checkpointMessage(storyId: string): string {
@@ -17,101 +20,156 @@ export function checkpointMessage(storyId: string): string {
 }
 
 /**
- * Commits the whole work tree as one commit on top of the checkpoint, on the run's branch:
- * commits the agent made itself are folded in, so the branch keeps one commit per story.
- * With `resuming`, a commit this function already made before an interruption is reused.
- * With `untouched` (no git command moved HEAD or the branch or wrote the index since the
- * attempt began at the checkpoint: on-disk.ts, `gitDirPrint`), HEAD, the branch and the index
- * are known to be at the checkpoint and are neither read nor put back.
+ * The steps of an accept (plans.ts, `ACCEPT_STEPS`) up to its commit: the whole work tree as one
+ * commit on top of the checkpoint, on the run's branch; commits the agent made itself are folded
+ * in, so the branch keeps one commit per story. Each step is safe to run again; what a step
+ * found that a later one needs (the files the attempt stopped tracking, the commit) is kept in
+ * the journal, so a crash between them loses none of it.
  */
-export async function commitStory(
-  g: RunGit,
-  checkpoint: string,
-  storyId: string,
-  protect: Protection,
-  how: { resuming: boolean; untouched: boolean },
-): Promise<string> {
-  const { ctx, repo } = g;
-  const message = checkpointMessage(storyId);
-  let stopped: string[] = [];
-  if (how.untouched) {
-    // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess
-    // (a MERGE_HEAD written by hand moves no HEAD).
-    await quitOperations(ctx, repo.gitDir);
-  } else {
-    const back = await backToCheckpoint(g, checkpoint, storyId, how.resuming);
-    if (typeof back === 'string') {
-      tasksFilesCommitted(g, null);
-      return back;
+export class AcceptGitSteps {
+  /** A commit of this accept made before a crash, taken as it is (`find-own-commit`). */
+  private own: string | null = null;
+  private stopped: string[] = [];
+  private made: string | null = null;
+
+  constructor(
+    private readonly g: RunGit,
+    private readonly checkpoint: string,
+    private readonly storyId: string,
+    private readonly protect: Protection,
+    journal: Journal,
+  ) {
+    this.own = stringData(journal.dataOf('find-own-commit'));
+    this.stopped = stringsData(journal.dataOf('read-stopped-tracking'));
+    this.made = stringData(journal.dataOf('commit'));
+  }
+
+  /** The commit made (or found made), once the `commit` step has run. */
+  commit(): string {
+    const sha = this.made ?? this.own;
+    if (sha === null) throw new RuntimeError(`the accept of ${this.storyId} made no commit`);
+    return sha;
+  }
+
+  async run(step: AcceptGitStep): Promise<StepOutcome | undefined> {
+    const { g, checkpoint } = this;
+    const { ctx, repo } = g;
+    // The commit was made before a crash: nothing before it is to be done again.
+    if (this.own !== null && step !== 'end-bisect') {
+      if (step === 'commit') tasksFilesCommitted(g, null);
+      return undefined;
     }
-    stopped = back.stoppedTracking;
+    switch (step) {
+      case 'find-own-commit':
+        this.own = await this.findOwnCommit();
+        return { data: this.own };
+      case 'quit-operations':
+        // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess
+        // (a MERGE_HEAD written by hand moves no HEAD).
+        await quitOperations(ctx, repo.gitDir);
+        return undefined;
+      case 'read-stopped-tracking':
+        this.stopped = await stoppedTracking(g, checkpoint);
+        return { data: this.stopped };
+      case 'undo-branch-switch':
+        // Files that only a branch switch of the agent changed get the checkpoint's version back.
+        await undoBranchSwitch(g, checkpoint);
+        return undefined;
+      case 'branch-to-checkpoint':
+        await this.branchToCheckpoint();
+        return undefined;
+      case 'index-to-checkpoint':
+        // The index back to the checkpoint, then `add -A` from the files: what the agent staged
+        // or committed is taken from the work tree, except ignored files it force-added (`.env`,
+        // `node_modules/`), which must never end up in a checkpoint.
+        await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
+          context: 'could not reset the index',
+        });
+        return undefined;
+      case 'detach-nested':
+        await this.detachNested();
+        return undefined;
+      case 'commit':
+        this.made = await this.commitAll();
+        return { data: this.made };
+      case 'end-bisect':
+        await endBisect(ctx, repo.gitDir);
+        return undefined;
+    }
   }
-  // Repositories the attempt created are committed as plain files, never as gitlinks.
-  const { detached: nested } = await detachNestedRepos(g, protect.label);
-  if (nested.length > 0) {
-    const saved = `${g.paths.dir}/nested/${protect.label}/`;
-    protect.notices.push(nestedNotice(nested, saved, 'committed their files as plain files'));
+
+  /** HEAD on the run's branch at a clean commit of this very accept on the checkpoint, or null. */
+  private async findOwnCommit(): Promise<string | null> {
+    const { ctx } = this.g;
+    const head = await headPosition(ctx);
+    if (head.kind !== 'branch' || head.name !== this.g.branch || head.sha === this.checkpoint) {
+      return null;
+    }
+    const summary = await commitSummary(ctx, head.sha);
+    const ours =
+      summary.subject === checkpointMessage(this.storyId) &&
+      summary.parents.join(' ') === this.checkpoint;
+    return ours && (await isClean(ctx)) ? head.sha : null;
   }
-  // Files ignored when the run started stay out even when the attempt un-ignored them.
-  const sha = await commitEverything(
-    ctx,
-    message,
-    async (listing) => {
-      tasksFilesCommitted(g, listing);
-      await untrack(g, stopped);
-      // The index was at the checkpoint before `add -A` (reset there, or never touched).
-      const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint, listing);
-      if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
-    },
-    repo,
-  );
-  await endBisect(ctx, repo.gitDir);
-  return sha;
+
+  /** Points the branch (and so HEAD) at the checkpoint, the files as the agent left them. */
+  private async branchToCheckpoint(): Promise<void> {
+    const { ctx } = this.g;
+    const head = await headPosition(ctx);
+    if (head.kind === 'detached' || head.name !== this.g.branch) {
+      await git(ctx, [
+        'symbolic-ref',
+        '-m',
+        'ralphtool: accept',
+        'HEAD',
+        `refs/heads/${this.g.branch}`,
+      ]);
+    }
+    await git(ctx, [
+      'update-ref',
+      '-m',
+      `ralphtool: accept ${this.storyId}`,
+      `refs/heads/${this.g.branch}`,
+      this.checkpoint,
+    ]);
+  }
+
+  /** Repositories the attempt created are committed as plain files, never as gitlinks. */
+  private async detachNested(): Promise<void> {
+    const { detached: nested } = await detachNestedRepos(this.g, this.protect.label);
+    if (nested.length > 0) {
+      const saved = `${this.g.paths.dir}/nested/${this.protect.label}/`;
+      this.protect.notices.push(
+        nestedNotice(nested, saved, 'committed their files as plain files'),
+      );
+    }
+  }
+
+  /** Files ignored when the run started stay out even when the attempt un-ignored them. */
+  private async commitAll(): Promise<string> {
+    const { g, checkpoint, protect } = this;
+    return commitEverything(
+      g.ctx,
+      checkpointMessage(this.storyId),
+      async (listing) => {
+        tasksFilesCommitted(g, listing);
+        await untrack(g, this.stopped);
+        // The index was at the checkpoint before `add -A` (reset there, or never touched).
+        const left = await leaveIgnoredOutOfIndex(g, protect.guard, checkpoint, listing);
+        if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
+      },
+      g.repo,
+    );
+  }
 }
 
-/**
- * HEAD on the run's branch at the checkpoint and the index at the checkpoint, the files as
- * the agent left them (but for what only a branch switch of the agent changed). Resuming an
- * accept whose commit was made already, returns that commit and changes nothing; else the
- * files the attempt stopped tracking (read from its index before the reset).
- */
-async function backToCheckpoint(
-  g: RunGit,
-  checkpoint: string,
-  storyId: string,
-  resuming: boolean,
-): Promise<string | { stoppedTracking: string[] }> {
-  const { ctx, repo } = g;
-  const message = checkpointMessage(storyId);
-  const head = await headPosition(ctx);
-  const onBranch = head.kind !== 'detached' && head.name === g.branch;
-  if (resuming && head.kind === 'branch' && onBranch && head.sha !== checkpoint) {
-    const summary = await commitSummary(ctx, head.sha);
-    const ours = summary.subject === message && summary.parents.join(' ') === checkpoint;
-    if (ours && (await isClean(ctx))) return head.sha;
-  }
+/** The accept's git steps (plans.ts): all but the ignored tasks.md's record and the pin. */
+export type AcceptGitStep = Exclude<AcceptStep, 'remember-ignored-tasks' | 'pin'>;
 
-  // Half-done merges and rebases would turn the checkpoint into a merge commit or a mess.
-  await quitOperations(ctx, repo.gitDir);
-  const stopped = await stoppedTracking(g, checkpoint);
-  // Files that only a branch switch of the agent changed get the checkpoint's version back.
-  await undoBranchSwitch(g, checkpoint);
-  if (!onBranch) {
-    await git(ctx, ['symbolic-ref', '-m', 'ralphtool: accept', 'HEAD', `refs/heads/${g.branch}`]);
-  }
-  // Points the branch (and so HEAD) at the checkpoint, leaving the files as the agent left them.
-  await git(ctx, [
-    'update-ref',
-    '-m',
-    `ralphtool: accept ${storyId}`,
-    `refs/heads/${g.branch}`,
-    checkpoint,
-  ]);
-  // The index back to the checkpoint, then `add -A` from the files: what the agent staged or
-  // committed is taken from the work tree, except ignored files it force-added (`.env`,
-  // `node_modules/`), which must never end up in a checkpoint.
-  await git(ctx, ['reset', '-q', '--mixed', checkpoint, '--'], {
-    context: 'could not reset the index',
-  });
-  return { stoppedTracking: stopped };
+function stringData(data: unknown): string | null {
+  return typeof data === 'string' ? data : null;
+}
+
+function stringsData(data: unknown): string[] {
+  return Array.isArray(data) ? data.filter((item): item is string => typeof item === 'string') : [];
 }

@@ -12,11 +12,13 @@ import {
 import type { AttemptEnding } from './records.js';
 import { GuardedRun } from './guarded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
-import { commitStory } from './accept.js';
+import { AcceptGitSteps } from './accept.js';
 import { clearStaleIndexLock } from '../git/index-lock.js';
 import { returnToOriginal } from './finish.js';
 import type { HeadPosition } from '../git/repo.js';
-import { restoreCheckpoint } from './revert.js';
+import { RevertGitSteps } from './revert.js';
+import { Journal, runSteps } from './journal.js';
+import { planAccept, planRevert } from './plans.js';
 import { keepCommitsPastCheckpoint, saveWorkTree } from './save-attempt.js';
 import type { CallOptions, EnsureResult, RevertResult } from './types.js';
 import { completeStart } from './start-sequence.js';
@@ -61,17 +63,28 @@ export class CheckpointRun extends GuardedRun {
     await clearStaleIndexLock(this.repo);
     const untouched = !resuming && (await this.watch.untouchedSinceAttempt(this.checkpointSha));
     const noticesBefore = this.notices.length;
-    const sha = await commitStory(this.runGit(opts), this.checkpointSha, storyId, protect, {
-      resuming,
-      untouched,
-    });
-    await rememberIgnoredTasks(this.runGit(opts), sha, true);
-    await pinCheckpoint(this.runGit(opts), sha);
+    const g = this.runGit(opts);
+    const journal = await Journal.open(this.paths.journal, sequenceName(step), resuming);
+    const steps = new AcceptGitSteps(g, this.checkpointSha, storyId, protect, journal);
+    const plan = planAccept({ resumed: resuming, untouched });
+    await runSteps(
+      journal,
+      plan,
+      async (name) => {
+        if (name === 'remember-ignored-tasks') await rememberIgnoredTasks(g, steps.commit(), true);
+        else if (name === 'pin') await pinCheckpoint(g, steps.commit());
+        else return steps.run(name);
+        return undefined;
+      },
+      this.options.observeSteps,
+    );
+    const sha = steps.commit();
     await this.update((draft) => {
       draft.checkpointSha = sha;
       draft.step = null;
       recordAcceptance(draft, storyId, figures);
     });
+    await journal.close();
     // Files left out of the commit stay in the tree: then the next check asks git.
     if (this.notices.length === noticesBefore) await this.watch.settledAt(sha);
     else this.watch.forget();
@@ -287,21 +300,29 @@ export class CheckpointRun extends GuardedRun {
     const toSha = this.checkpointSha;
     const untouched = !resuming && (await this.watch.untouchedSinceAttempt(toSha));
     const noticesBefore = this.notices.length;
-    const { savedRef } = await restoreCheckpoint(this.runGit(opts), {
-      checkpoint: toSha,
-      ref: attemptRef(this.change, storyId, attempt),
-      label: attemptName(storyId, attempt),
-      resuming,
-      protect,
-      untouched,
-    });
-    // `reset --hard` wrote the user's files through git's filters: their exact bytes go back.
-    await restoreUserBytes(this.runGit(opts), this.current.baseSha, toSha);
-    await restoreIgnoredTasks(this.runGit(opts), toSha, savedRef);
+    const g = this.runGit(opts);
+    const journal = await Journal.open(this.paths.journal, sequenceName(step), resuming);
+    const ref = attemptRef(this.change, storyId, attempt);
+    const label = attemptName(storyId, attempt);
+    const steps = new RevertGitSteps(g, { checkpoint: toSha, ref, label, protect }, journal);
+    await runSteps(
+      journal,
+      planRevert({ resumed: resuming, untouched }),
+      async (name, again) => {
+        // `reset --hard` wrote the user's files through git's filters: their exact bytes go back.
+        if (name === 'user-bytes') await restoreUserBytes(g, this.current.baseSha, toSha);
+        else if (name === 'ignored-tasks') await restoreIgnoredTasks(g, toSha, ref);
+        else return steps.run(name, again);
+        return undefined;
+      },
+      this.options.observeSteps,
+    );
+    const { savedRef } = await steps.result();
     await this.update((draft) => {
       draft.step = null;
       record(draft);
     });
+    await journal.close();
     if (this.notices.length === noticesBefore) await this.watch.settledAt(toSha);
     else this.watch.forget();
     return { toSha, savedRef };
@@ -361,6 +382,12 @@ export class CheckpointRun extends GuardedRun {
     const gone = home !== undefined && home !== null && !existsSync(g.repo.root);
     await unpinCheckpoint(gone ? { ...g, ctx: homeContext(g.ctx, home) } : g);
   }
+}
+
+/** The journal's name of a sequence: its op and what it is for (`accept 2`, `revert 2-1`). */
+function sequenceName(step: RunStep): string {
+  const of = step.attempt === undefined ? step.storyId : `${step.storyId}-${step.attempt}`;
+  return of === undefined ? step.op : `${step.op} ${of}`;
 }
 
 function sameStep(a: RunStep, b: RunStep): boolean {

@@ -30,7 +30,7 @@ export abstract class GuardedRun extends RecordedRun {
     readonly repo: RepoLocation,
     paths: RunPaths,
     state: RunState,
-    private readonly options: EngineOptions,
+    protected readonly options: EngineOptions,
   ) {
     super(paths, state);
   }

@@ -7,6 +7,8 @@ export interface RunPaths {
   /** `<git-common-dir>/ralphtool/<change>/` */
   dir: string;
   state: string;
+  /** The steps done of the git sequence going on (journal.ts). */
+  journal: string;
   lock: string;
   learnings: string;
   transcriptsDir: string;
@@ -23,6 +25,7 @@ export function runPaths(gitCommonDir: string, change: string): RunPaths {
   return {
     dir,
     state: join(dir, 'state.json'),
+    journal: join(dir, 'journal.ndjson'),
     lock: join(dir, 'lock'),
     learnings: join(dir, 'learnings.md'),
     transcriptsDir: join(dir, 'transcripts'),

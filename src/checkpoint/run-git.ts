@@ -6,6 +6,7 @@ import type { GitContext } from '../git/git.js';
 import { ENGINE_CONFIG } from '../git/engine-config.js';
 import { locateRepo, type RepoLocation } from '../git/repo.js';
 import type { CallOptions, RunLocation } from './types.js';
+import type { StepObserver } from './journal.js';
 
 /** What the git sequences of one run need to know. */
 export interface RunGit {
@@ -39,6 +40,11 @@ export interface EngineOptions {
   /** The environment git starts from (RunLocation's). */
   baseEnv: NodeJS.ProcessEnv;
   env?: Record<string, string | undefined>;
+  /**
+   * Told of each step of each git sequence as it ends (journal.ts): what the in-process crash
+   * rows of the tests throw from, to stop a sequence between any two steps.
+   */
+  observeSteps?: StepObserver;
 }
 
 /**
@@ -99,6 +105,7 @@ export async function locateRun(opts: RunLocation & CallOptions): Promise<Locate
     baseEnv: opts.baseEnv,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.observeSteps ? { observeSteps: opts.observeSteps } : {}),
   };
   const repo = await locateRepo({ cwd: opts.cwd, ...engine });
   if (!repo) throw notInRepo(opts.cwd);

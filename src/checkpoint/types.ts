@@ -1,3 +1,5 @@
+import type { StepObserver } from './journal.js';
+
 /** How a run is found: the repository (any directory inside it) and the change. */
 export interface RunLocation {
   /** Any directory inside the repository. */
@@ -9,6 +11,8 @@ export interface RunLocation {
   baseEnv: NodeJS.ProcessEnv;
   /** Extra environment for git (e.g. HOME), laid over `baseEnv`; mostly for tests. */
   env?: Record<string, string | undefined>;
+  /** Told of each step of the git sequences (journal.ts); for the tests' in-process crashes. */
+  observeSteps?: StepObserver;
 }
 
 /** Per call: aborting stops the git command running now. Do not pass the loop's stop signal

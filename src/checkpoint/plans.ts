@@ -1,0 +1,85 @@
+/**
+ * The git sequences of a story as ordered lists of named steps (journal.ts runs them). Pure: a
+ * plan depends only on what is known when the sequence begins, and the steps' names are those of
+ * docs/git-protocol.md's numbered lists ("Accept", "Revert").
+ */
+
+/** What decides a sequence's plan. */
+export interface PlanInputs {
+  /** The sequence was entered before and is being finished after a crash. */
+  resumed: boolean;
+  /**
+   * No git command moved HEAD or the branch or wrote the index since the attempt began at the
+   * checkpoint (git-dir-watch.ts): they are known to be at the checkpoint, so the steps that put
+   * them there are not planned. Never true for a resumed sequence.
+   */
+  untouched: boolean;
+}
+
+/** Accept: the work tree as the story's checkpoint commit, one commit per story. */
+export const ACCEPT_STEPS = [
+  // Resumed only: a commit of this very accept made before the crash is taken as it is.
+  'find-own-commit',
+  // Half-done merges and rebases would turn the checkpoint into a merge commit.
+  'quit-operations',
+  // Files the attempt untracked the git way (`git rm --cached`) stay untracked.
+  'read-stopped-tracking',
+  // Files only a branch switch of the agent changed get the checkpoint's version back.
+  'undo-branch-switch',
+  // HEAD on the run's branch, the branch at the checkpoint, the files as the agent left them.
+  'branch-to-checkpoint',
+  'index-to-checkpoint',
+  // Repositories the attempt created are committed as plain files, never as gitlinks.
+  'detach-nested',
+  'commit',
+  'end-bisect',
+  // The ignored tasks.md's bytes at the new checkpoint, and the pin ref on it.
+  'remember-ignored-tasks',
+  'pin',
+] as const;
+export type AcceptStep = (typeof ACCEPT_STEPS)[number];
+
+const ACCEPT_FULL_PATH_ONLY: readonly AcceptStep[] = [
+  'read-stopped-tracking',
+  'undo-branch-switch',
+  'branch-to-checkpoint',
+  'index-to-checkpoint',
+];
+
+export function planAccept(inputs: PlanInputs): AcceptStep[] {
+  const fast = inputs.untouched && !inputs.resumed;
+  return ACCEPT_STEPS.filter((step) => {
+    if (step === 'find-own-commit') return inputs.resumed;
+    return !(fast && ACCEPT_FULL_PATH_ONLY.includes(step));
+  });
+}
+
+/** Revert: the attempt saved under its ref, then everything back to the checkpoint. */
+export const REVERT_STEPS = [
+  // Repositories the attempt created: their .git into the run folder, their files saved as files.
+  'detach-nested',
+  // Files, untracked files and the attempt's own commits, under the attempt's ref.
+  'save',
+  // The same when untouched: the index is the checkpoint's and there are no commits to keep.
+  'save-at-checkpoint',
+  'quit-operations',
+  // The branch at the checkpoint, HEAD on it, the index reset (files only the attempt tracked
+  // become untracked; ignored ones stay).
+  'branch-to-checkpoint',
+  // The checkpoint's own files rewritten.
+  'files-to-checkpoint',
+  // Untracked files saved (those only the attempt's .gitignore hid) and removed.
+  'clean-untracked',
+  'end-bisect',
+  // The user's exact bytes where git's filters rewrote them, and the ignored tasks.md.
+  'user-bytes',
+  'ignored-tasks',
+] as const;
+export type RevertStep = (typeof REVERT_STEPS)[number];
+
+export function planRevert(inputs: PlanInputs): RevertStep[] {
+  const fast = inputs.untouched && !inputs.resumed;
+  return REVERT_STEPS.filter((step) =>
+    fast ? step !== 'save' && step !== 'branch-to-checkpoint' : step !== 'save-at-checkpoint',
+  );
+}

@@ -1,0 +1,134 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openRun } from '../../src/checkpoint/open.js';
+import { startRun } from '../../src/checkpoint/start.js';
+import { NO_FIGURES } from '../../src/checkpoint/records.js';
+import type { CheckpointRun } from '../../src/checkpoint/checkpoint.js';
+import type { StepObserver } from '../../src/checkpoint/journal.js';
+import { makeRepo, runLocation } from '../git/helpers.js';
+import { outcome, runSequence, type Outcome, type Sequence } from './sequence-outcome.js';
+import type { TempRepo } from '../git/helpers.js';
+
+/**
+ * The crash rows of the accept and the revert, generated: for every step of every plan (the
+ * fast path and the full one), the sequence is stopped right after the step ran (before the
+ * journal says so) and right after the journal says so, as a crash of the process would; a new
+ * run object opened from disk (a new process) then finishes it. The end must be the same as
+ * without the crash: the same trees, files, index and saved attempt.
+ */
+
+const repos: TempRepo[] = [];
+afterAll(() => {
+  for (const made of repos.splice(0)) made.remove();
+});
+
+class Crash extends Error {}
+
+type Path = 'fast' | 'full';
+interface CrashPoint {
+  step: string;
+  when: 'ran' | 'recorded';
+}
+
+/**
+ * A run with story 1 accepted and story 2's attempt in the work tree: files written, changed and
+ * deleted, an untracked folder, the user's ignored `.env`; on the full path the attempt also
+ * used git (staged, committed, and stopped tracking `config.json` the git way, with local values).
+ */
+async function world(
+  path: Path,
+  observe: StepObserver | undefined,
+): Promise<{ r: TempRepo; run: CheckpointRun }> {
+  // Story 2's sequence is the one observed, not the start's or story 1's.
+  let armed = false;
+  const observeSteps: StepObserver = (sequence, step, when) => {
+    if (armed) observe?.(sequence, step, when);
+  };
+  const r = makeRepo();
+  repos.push(r);
+  r.write('.gitignore', '.env\n');
+  r.write('app.txt', 'app\n');
+  r.write('lib/util.txt', 'util\n');
+  r.write('config.json', '{"shared":true}\n');
+  r.git('add', '-A');
+  r.git('commit', '-q', '-m', 'base');
+  r.write('.env', 'SECRET=1\n');
+  r.write('notes.txt', 'my notes\n');
+  const run = await startRun({
+    ...runLocation(r.dir, 'journal'),
+    observeSteps,
+  });
+  r.write('one.txt', 'story one\n');
+  await run.acceptStory('1', NO_FIGURES);
+  await run.ensureAtCheckpoint();
+  await run.startAttempt('2', 1);
+  r.write('app.txt', 'app, changed by story 2\n');
+  r.write('new/deep/file.txt', 'new\n');
+  rmSync(join(r.dir, 'lib/util.txt'));
+  if (path === 'full') {
+    r.write('staged.txt', 'staged\n');
+    r.git('add', 'staged.txt');
+    r.git('commit', '-q', '-m', 'the agent committed');
+    r.write('more.txt', 'more\n');
+    r.git('add', 'more.txt');
+    // Stopped tracking the git way, kept on disk with local values: it stays out of the commit.
+    r.write('.gitignore', '.env\nconfig.json\n');
+    r.git('rm', '-q', '--cached', 'config.json');
+    r.write('config.json', '{"password":"local"}\n');
+  }
+  armed = true;
+  return { r, run };
+}
+
+/** The steps a sequence runs on a path, as its observer sees them without a crash. */
+async function reference(
+  sequence: Sequence,
+  path: Path,
+): Promise<{ steps: string[]; end: Outcome }> {
+  const steps: string[] = [];
+  const { r, run } = await world(path, (_sequence, step, when) => {
+    if (when === 'recorded') steps.push(step);
+  });
+  await runSequence(sequence, run);
+  return { steps, end: await outcome(r, run.paths.dir) };
+}
+
+async function crashedThenFinished(
+  sequence: Sequence,
+  path: Path,
+  at: CrashPoint,
+): Promise<Outcome> {
+  const { r, run } = await world(path, (_sequence, step, when) => {
+    if (step === at.step && when === at.when) throw new Crash(`${step} ${when}`);
+  });
+  await expect(runSequence(sequence, run)).rejects.toBeInstanceOf(Crash);
+  // A new process: the run as the disk holds it, the interrupted sequence finished.
+  const reopened = await openRun(runLocation(r.dir, 'journal'));
+  expect(reopened.state.step?.op).toBe(sequence);
+  await reopened.finishInterruptedStep();
+  return outcome(r, reopened.paths.dir);
+}
+
+const SEQUENCES: readonly Sequence[] = ['accept', 'revert'];
+const PATHS: readonly Path[] = ['fast', 'full'];
+
+describe.each(SEQUENCES)(
+  '%s, crashed after any step, is finished the same by the next process',
+  (sequence) => {
+    describe.each(PATHS)('the %s path', (path) => {
+      it('every step of the plan, crashed after it ran and after it was recorded', async () => {
+        const { steps, end } = await reference(sequence, path);
+        // The path taken is the one named: the fast one plans no move of the branch.
+        expect(steps.includes('branch-to-checkpoint')).toBe(path === 'full');
+        expect(steps.length).toBeGreaterThan(5);
+        for (const step of steps) {
+          for (const when of ['ran', 'recorded'] as const) {
+            const crashed = await crashedThenFinished(sequence, path, { step, when });
+            expect(crashed, `${sequence} ${path}: crash after ${step} ${when}`).toEqual(end);
+          }
+        }
+      });
+    });
+  },
+);

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { NO_FIGURES } from '../../src/checkpoint/records.js';
+import { readRunState } from '../../src/checkpoint/state.js';
+import type { CheckpointRun } from '../../src/checkpoint/checkpoint.js';
+import { snapshotFiles } from '../git/helpers.js';
+import type { TempRepo } from '../git/helpers.js';
+
+/** The two sequences of a story's end, on story 2's first attempt. */
+export type Sequence = 'accept' | 'revert';
+
+/** What the end of a sequence left, comparable across repositories (trees, not commit shas). */
+export interface Outcome {
+  headTree: string;
+  branch: string;
+  files: Record<string, string>;
+  index: string;
+  savedTree: string | null;
+  checkpointTree: string;
+  step: unknown;
+  journalLeft: boolean;
+}
+
+/** What a sequence left, read from the repository and the run folder. */
+export async function outcome(r: TempRepo, runDir: string): Promise<Outcome> {
+  const state = await readRunState(`${runDir}/state.json`);
+  const saved = r.gitStatus('rev-parse', '-q', '--verify', 'refs/ralphtool/journal/attempts/2-1');
+  return {
+    headTree: r.git('rev-parse', 'HEAD^{tree}'),
+    branch: r.git('symbolic-ref', '--short', 'HEAD'),
+    files: snapshotFiles(r.dir),
+    index: r.git('ls-files', '-s'),
+    savedTree:
+      saved === 0 ? r.git('rev-parse', 'refs/ralphtool/journal/attempts/2-1^{tree}') : null,
+    checkpointTree: r.git('rev-parse', `${state?.checkpointSha ?? 'HEAD'}^{tree}`),
+    step: state?.step ?? null,
+    journalLeft: existsSync(join(runDir, 'journal.ndjson')),
+  };
+}
+
+/** Accepts or reverts story 2's first attempt. */
+export async function runSequence(sequence: Sequence, run: CheckpointRun): Promise<void> {
+  if (sequence === 'accept') await run.acceptStory('2', NO_FIGURES);
+  else await run.revertAttempt('2', 1, { ended: 'stopped', figures: NO_FIGURES });
+}
