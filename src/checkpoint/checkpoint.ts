@@ -34,7 +34,7 @@ import { headAndCleanliness, operationInProgress } from '../git/status.js';
 import { GitDirWatch } from './git-dir-watch.js';
 
 /**
- * One recorded run and the git protocol on it (docs/contract.md, "The git protocol"): the loop keeps
+ * One recorded run and the git protocol on it (docs/git-protocol.md): the loop keeps
  * this object and calls `ensureAtCheckpoint`, `startAttempt`, `acceptStory` or
  * `revertAttempt`, then `cleanup` or `keep`. What each step records in the state is defined
  * here (records.ts) and nowhere else. Every multi-step sequence records itself in `state.step`

@@ -11,7 +11,7 @@ import { setAsideLateWrites } from './late-writes.js';
 import { bringShelteredBack, shelterUntrackedFiles } from './untracked-shelter.js';
 
 /**
- * "Cleanup" of the git protocol: back to the original position with the run's work (and the
+ * "Cleanup" of the git protocol (docs/git-protocol.md): back to the original position with the run's work (and the
  * user's own uncommitted changes from the start) as unstaged changes, and the run's branch
  * deleted. The caller has put the tree at the checkpoint. With `resuming`, carries on after
  * an interruption from whichever step was reached. Returns what the user must be told, if

@@ -26,9 +26,10 @@ export interface HomeCleanupSteps {
 const FILES_SHOWN = 5;
 
 /**
- * The cleanup of a run in a worktree of its own (docs/contract.md, "Bringing the work home"):
- * the run's work goes into the user's work tree as uncommitted changes, next to whatever they
- * did meanwhile, or not at all. Their index, HEAD and branch are never touched; the run's
+ * The cleanup of a run in a worktree of its own (docs/git-protocol.md, "Bringing the work home";
+ * what the user gets: docs/contract.md, "Bringing the work home (cleanup)"): the run's work goes
+ * into the user's work tree as uncommitted changes, next to whatever they did meanwhile, or not
+ * at all. Their index, HEAD and branch are never touched; the run's
  * worktree is not checked out anywhere. A collision (or a file changed under the apply) stops
  * it with nothing of theirs touched and the run still recorded, its step forgotten, so that
  * `finish --cleanup` or `finish --keep` ends it later. Re-entrant after a crash at any point:

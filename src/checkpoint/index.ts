@@ -1,4 +1,4 @@
-/** The checkpoint engine's public face, for the loop and the commands (docs/contract.md, "The git protocol"). */
+/** The checkpoint engine's public face, for the loop and the commands (docs/git-protocol.md). */
 export { CheckpointRun } from './checkpoint.js';
 export type { CallOptions, EnsureResult, RevertResult, RunLocation } from './types.js';
 export { keptWorkAdvice, NO_FIGURES, openQuestion } from './records.js';

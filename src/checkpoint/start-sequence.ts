@@ -9,8 +9,8 @@ import type { RunGit } from './run-git.js';
 export const INITIAL_STATE_MESSAGE = 'initial state';
 
 /**
- * Steps 2-3 of "Start": `checkout -B ralph/<change>`, then commit everything as "initial
- * state"; returns that commit. Re-entrant: after an interruption it carries on from wherever
+ * Steps 2-3 of "Start" (docs/git-protocol.md): `checkout -B ralph/<change>`, then commit
+ * everything as "initial state"; returns that commit. Re-entrant: after an interruption it carries on from wherever
  * HEAD is (still at the original position, on the new branch, or already committed).
  */
 export async function completeStart(g: RunGit, state: RunState): Promise<string> {

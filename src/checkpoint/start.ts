@@ -32,8 +32,8 @@ export interface StartOptions extends RunLocation {
 }
 
 /**
- * "Start" of the git protocol: refuses (UsageError, nothing changed) when the repository is
- * not ready, else records where the user is, moves to `ralph/<change>` and commits everything
+ * "Start" of the git protocol (docs/git-protocol.md; the refusals: docs/contract.md, "Start"):
+ * refuses (UsageError, nothing changed) when the repository is not ready, else records where the user is, moves to `ralph/<change>` and commits everything
  * as "initial state". The caller checks that the change exists and holds the run lock.
  */
 export async function startRun(opts: StartOptions): Promise<CheckpointRun> {

@@ -1,5 +1,5 @@
 /**
- * The search behind the merge check (docs/contract.md, "The merge check"): an order in which
+ * The search behind the merge check (docs/git-protocol.md, "The merge check"): an order in which
  * several branches apply one after the other onto a start, each step merging one more branch
  * into what the steps before it made. Pure: the merging itself is the caller's `apply`.
  */

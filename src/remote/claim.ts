@@ -7,11 +7,11 @@ import { fetchRefs, listRemoteRefs, pushRefs } from '../git/remote.js';
 import { claimRef, fetchedRef } from './names.js';
 import { unreachableRemote } from './remote-view.js';
 
-// One machine per change (docs/contract.md, "Claims"): `refs/ralphtool/<change>/claim` on the
-// remote names the machine working on the change. It is created with a push that succeeds
-// only if the ref does not exist yet, refreshed and released with pushes that succeed only if
-// it is still the commit this machine wrote: the remote's ref update is the one atomic step,
-// so of two machines racing exactly one wins.
+// One machine per change (docs/contract.md and docs/git-protocol.md, "Claims"):
+// `refs/ralphtool/<change>/claim` on the remote names the machine working on the change. It is
+// created with a push that succeeds only if the ref does not exist yet, refreshed and released
+// with pushes that succeed only if it is still the commit this machine wrote: the remote's ref
+// update is the one atomic step, so of two machines racing exactly one wins.
 
 const claimSchema = z.object({
   change: z.string(),

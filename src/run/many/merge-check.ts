@@ -35,7 +35,8 @@ const MESSAGE = 'ralphtool: merge check';
 const CONTEXT = 'could not check how the branches merge';
 
 /**
- * The merge check at the end of several runs (docs/contract.md, "The merge check"): every
+ * The merge check at the end of several runs (docs/contract.md and docs/git-protocol.md, "The
+ * merge check"): every
  * finished branch against every other and against the user's work tree as it is now, all in
  * memory (`git merge-tree --write-tree`, commits made with `commit-tree`): no work tree, index
  * or ref is touched. Branches with no story accepted are left out.

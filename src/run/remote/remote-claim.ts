@@ -22,8 +22,8 @@ export interface TakenClaim {
 }
 
 /**
- * Claims the change on the remote (docs/contract.md, "Claims"): creates the claim ref when there
- * is none; replaces a claim whose heartbeat is older than `ttlMs`, or one this host wrote whose
+ * Claims the change on the remote (docs/contract.md and docs/git-protocol.md, "Claims"): creates
+ * the claim ref when there is none; replaces a claim whose heartbeat is older than `ttlMs`, or one this host wrote whose
  * process is gone (this machine crashed); refuses (exit 1) a live or unreadable one, naming its
  * holder. A race lost at the push (another machine claimed it meanwhile) is read again and
  * judged the same way: of two machines racing, exactly one wins, since the remote's ref update

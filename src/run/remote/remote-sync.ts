@@ -16,7 +16,8 @@ import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
 import type { Secret } from '../../core/redact.js';
 import { createSecretScreen } from './secret-screen.js';
 
-// `--push <remote>` (docs/contract.md, "Every step on the remote"): after the start, each
+// `--push <remote>` (docs/contract.md, "Every step on the remote"; how pushes are serialised:
+// docs/git-protocol.md, "Pushes"): after the start, each
 // attempt's start, each checkpoint and each saved attempt, the run's refs and its record are
 // pushed. The loop never waits for a push; pushes run one at a time, requests made meanwhile
 // are folded into the next one, and a failure is retried with a growing pause and reported,

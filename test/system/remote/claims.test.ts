@@ -11,7 +11,7 @@ import { eventually, stories, succeed } from '../../run/helpers.js';
 import { RemoteWorld, type Machine } from './world.js';
 
 // Claims (docs/contract.md, "Claims"): one machine per change, decided by the remote's atomic
-// ref update. The machines are clones of a bare repository on this host.
+// ref update (docs/git-protocol.md, "Claims"). The machines are clones of a bare repository on this host.
 
 const CHANGE = 'claimed';
 const CLAIM = `refs/ralphtool/${CHANGE}/claim`;

@@ -93,7 +93,7 @@ describe('ralphtool run: one run at a time', () => {
       first.signal('SIGINT');
       expect((await first.exited).code).toBe(130);
       expect(single(first.events, 'run.finished')).toMatchObject({ outcome: 'stopped' });
-      // Contract "The git protocol", Start: refused with exit 2 when another ralphtool holds the lock.
+      // Contract "Start": refused with exit 2 when another ralphtool holds the lock.
       expect(again.exitCode).toBe(2);
     },
   );

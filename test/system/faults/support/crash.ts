@@ -41,7 +41,7 @@ export async function crashWhileAgentRuns(
   return state;
 }
 
-/** The state a crash during "start" leaves, written before any git step (contract "Start"). */
+/** The state a crash during "start" leaves, written before any git step (docs/git-protocol.md, "Start"). */
 export function startState(w: FaultWorld): RunState {
   const head = { kind: 'branch' as const, name: 'main', sha: w.sha('main') };
   return { ...initialRunState(w.change, w.branch, head), pid: deadPid() };
