@@ -1,6 +1,6 @@
 import type { IntentKey } from '../core/run-intent.js';
 
-/** The options of `run` and `resume`, validated (contract "`run` / `resume` options"). */
+/** The options of `run` and `resume`, validated (docs/contract.md, "`run <change>` and `resume <change>`"). */
 export type AgentKind = 'claude' | 'codex' | 'opencode' | 'gemini' | 'command';
 /** Every agent `--agent` and `--fallback-agent` accept, in the order help names them. */
 export const AGENT_KINDS: readonly AgentKind[] = [
