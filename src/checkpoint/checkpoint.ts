@@ -14,14 +14,14 @@ import { GuardedRun } from './guarded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
 import { AcceptGitSteps } from './accept.js';
 import { clearStaleIndexLock } from '../git/index-lock.js';
-import { returnToOriginal } from './finish.js';
+import { CleanupGitSteps, cleanupNotice } from './finish.js';
 import type { HeadPosition } from '../git/repo.js';
 import { RevertGitSteps } from './revert.js';
 import { Journal, runSteps } from './journal.js';
-import { planAccept, planRevert } from './plans.js';
+import { planAccept, planCleanup, planRevert, START_STEPS } from './plans.js';
 import { keepCommitsPastCheckpoint, saveWorkTree } from './save-attempt.js';
 import type { CallOptions, EnsureResult, RevertResult } from './types.js';
-import { completeStart } from './start-sequence.js';
+import { StartGitSteps } from './start-sequence.js';
 import { forgetUserBytes, restoreUserBytes, stagedKeptNotice } from './user-files.js';
 import { undoStart } from './start-undo.js';
 import { giveWorktreeBack, homeContext } from './home-keep.js';
@@ -212,10 +212,18 @@ export class CheckpointRun extends GuardedRun {
       });
     }
     await clearStaleIndexLock(this.repo);
-    const notice = await returnToOriginal(this.runGit(opts), this.current, resuming);
-    await forgetUserBytes(this.runGit(opts));
+    const journal = await Journal.open(this.paths.journal, 'cleanup', resuming);
+    const steps = await CleanupGitSteps.begin(g, this.current, resuming);
+    const plan = planCleanup({ unbornOriginal: await steps.unbornOriginal() });
+    await runSteps(
+      journal,
+      plan,
+      (name, again) => steps.run(name, again),
+      this.options.observeSteps,
+    );
     await this.finish('cleanup', opts.outcome);
-    return notice;
+    await journal.close();
+    return cleanupNotice(journal);
   }
 
   /** The cleanup of a run in a worktree of its own: its work into the user's work tree. */
@@ -257,13 +265,27 @@ export class CheckpointRun extends GuardedRun {
       case 'start': {
         // The guard is taken here, as the run starts: before any agent can have changed anything.
         await this.protect(opts, 'start');
-        const sha = await completeStart(this.runGit(opts), this.current);
-        await pinCheckpoint(this.runGit(opts), sha);
+        const g = this.runGit(opts);
+        // Every start step looks at HEAD first, so a start is always run as if resumed.
+        const journal = await Journal.open(this.paths.journal, 'start', true);
+        const steps = new StartGitSteps(g, this.current, journal);
+        await runSteps(
+          journal,
+          START_STEPS,
+          async (name) => {
+            if (name !== 'pin') return steps.run(name);
+            await pinCheckpoint(g, steps.initialCommit());
+            return undefined;
+          },
+          this.options.observeSteps,
+        );
+        const sha = steps.initialCommit();
         await this.update((draft) => {
           draft.baseSha = sha;
           draft.checkpointSha = sha;
           draft.step = null;
         });
+        await journal.close();
         break;
       }
       case 'accept':

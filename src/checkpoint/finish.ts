@@ -6,72 +6,144 @@ import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
 import { atOriginal } from './start-sequence.js';
-import { restoreStagedChanges, restoreUserBytes } from './user-files.js';
+import { forgetUserBytes, restoreStagedChanges, restoreUserBytes } from './user-files.js';
+import type { Journal, StepOutcome } from './journal.js';
+import type { CleanupStep } from './plans.js';
 import { setAsideLateWrites } from './late-writes.js';
-import { bringShelteredBack, shelterUntrackedFiles } from './untracked-shelter.js';
+import { bringShelteredBack, forgetShelter, shelterUntrackedFiles } from './untracked-shelter.js';
 
 /**
- * "Cleanup" of the git protocol (docs/git-protocol.md): back to the original position with the run's work (and the
- * user's own uncommitted changes from the start) as unstaged changes, and the run's branch
- * deleted. The caller has put the tree at the checkpoint. With `resuming`, carries on after
- * an interruption from whichever step was reached. Returns what the user must be told, if
- * anything: where files written since an interruption were set aside, staged versions that
- * could not be staged again.
+ * The git steps of "Cleanup" (docs/git-protocol.md; plans.ts, `CLEANUP_STEPS`): back to the
+ * original position with the run's work (and the user's own uncommitted changes from the start)
+ * as unstaged changes, and the run's branch deleted. The caller has put the tree at the
+ * checkpoint. Each step is safe to run again: run again after a crash, a step looks at where git
+ * is (already on the original branch, the work squashed already, files written since) before it
+ * acts. What the user must be told (files written since an interruption set aside, staged
+ * versions that could not be staged again, sheltered files that could not go back) is kept in
+ * the journal with the step that found it.
  */
-export async function returnToOriginal(
-  g: RunGit,
-  state: RunState,
-  resuming: boolean,
-): Promise<string | null> {
-  const { ctx } = g;
-  const tip = await branchSha(ctx, g.branch);
-  const head = await headPosition(ctx);
-  const already = resuming && atOriginal(head, state);
-  if (!tip) {
-    // The last step (deleting the branch) was done, by ralphtool or by hand after a conflict.
-    if (already) return bringShelteredBack(g);
-    throw new RuntimeError(
-      `branch ${g.branch} no longer exists, so the run's work cannot be brought back: look for it with \`git reflog\``,
-    );
+export class CleanupGitSteps {
+  /** The run branch's tip when the cleanup began (null: deleted by a cleanup before a crash). */
+  private tip: string | null = null;
+
+  private constructor(
+    private readonly g: RunGit,
+    private readonly state: RunState,
+  ) {}
+
+  /**
+   * The steps of this cleanup, once what they stand on is known: refused when the run's branch
+   * is gone and the cleanup had not got as far as deleting it.
+   */
+  static async begin(g: RunGit, state: RunState, resumed: boolean): Promise<CleanupGitSteps> {
+    const steps = new CleanupGitSteps(g, state);
+    steps.tip = await branchSha(g.ctx, g.branch);
+    if (steps.tip === null && !(resumed && atOriginal(await headPosition(g.ctx), state))) {
+      throw new RuntimeError(
+        `branch ${g.branch} no longer exists, so the run's work cannot be brought back: look for it with \`git reflog\``,
+      );
+    }
+    return steps;
   }
-  const unborn =
-    state.originalBranch.kind === 'unborn' &&
-    (await branchSha(ctx, state.originalBranch.name)) === null;
-  let late: boolean | string = false;
-  if (unborn) {
-    await toUnbornOriginal(g, state);
-  } else if (!already) {
-    const target = await originalTarget(g, state);
-    if (target !== null) await shelterUntrackedFiles(g, tip, target);
+
+  /** Whether the original branch has no commit (nothing to check out or squash onto). */
+  async unbornOriginal(): Promise<boolean> {
+    const original = this.state.originalBranch;
+    return original.kind === 'unborn' && (await branchSha(this.g.ctx, original.name)) === null;
+  }
+
+  async run(step: CleanupStep, again: boolean): Promise<StepOutcome | undefined> {
+    const { g, state, tip } = this;
+    // The branch is gone: the cleanup deleted it before a crash, and what needs it is done.
+    if (tip === null) {
+      if (step === 'bring-sheltered-back') return { data: await bringShelteredBack(g) };
+      if (step === 'forget-shelter') await forgetShelter(g);
+      if (step === 'forget-user-bytes') await forgetUserBytes(g);
+      return undefined;
+    }
+    switch (step) {
+      case 'shelter-untracked': {
+        const target = await originalTarget(g, state);
+        if (target !== null) await shelterUntrackedFiles(g, tip, target);
+        return undefined;
+      }
+      case 'checkout-original':
+        if (again && atOriginal(await headPosition(g.ctx), state)) return undefined;
+        await this.guarded(() => checkoutOriginal(g, state));
+        return undefined;
+      case 'squash':
+        return { data: await this.guarded(() => this.squash(again, tip)) };
+      case 'to-unborn-original':
+        await toUnbornOriginal(g, state);
+        return undefined;
+      case 'user-bytes':
+        // The squash wrote the files through git's filters: their exact bytes go back.
+        await restoreUserBytes(g, state.baseSha, tip);
+        return undefined;
+      case 'staged-changes': {
+        // The squash unstaged everything: the staged versions of the user's own files go back.
+        const notice = state.baseSha
+          ? await restoreStagedChanges(g, { startSha: state.originalSha, base: state.baseSha, tip })
+          : null;
+        return { data: notice };
+      }
+      case 'delete-branch':
+        await git(g.ctx, ['branch', '-q', '-D', g.branch], {
+          context: `could not delete ${g.branch}`,
+        });
+        return undefined;
+      case 'bring-sheltered-back':
+        // Last: back before the branch went, a resumed cleanup would take them for late writes.
+        return { data: await bringShelteredBack(g) };
+      case 'forget-shelter':
+        await forgetShelter(g);
+        return undefined;
+      case 'forget-user-bytes':
+        await forgetUserBytes(g);
+        return undefined;
+    }
+  }
+
+  /**
+   * The squash; run again, at the original position, it looks first: still to do when the
+   * files are exactly the original commit's, done when they are the run branch's; anything else
+   * was written since and is set aside under a ref (its name returned for the notice), then the
+   * squash is made.
+   */
+  private async squash(again: boolean, tip: string): Promise<string | null> {
+    if (!again) {
+      await squash(this.g);
+      return null;
+    }
+    const needed = await needsSquash(this.g, tip);
+    if (needed === false) {
+      await git(this.g.ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
+      return null;
+    }
+    await squash(this.g);
+    return typeof needed === 'string'
+      ? `files written since the cleanup was interrupted were set aside under ${needed} (\`git show --stat ${needed}\` lists them)`
+      : null;
+  }
+
+  /** A checkout or squash that fails puts the sheltered files back for whatever comes next. */
+  private async guarded<T>(act: () => Promise<T>): Promise<T> {
     try {
-      await checkoutOriginal(g, state);
-      await squash(g);
+      return await act();
     } catch (error) {
       // Back in place for whatever the user does next (a later cleanup shelters them again).
-      await bringShelteredBack(g);
+      await bringShelteredBack(this.g);
+      await forgetShelter(this.g);
       throw error;
     }
-  } else if ((late = await needsSquash(g, tip))) {
-    await squash(g);
-  } else {
-    await git(ctx, ['reset', '-q'], { context: 'could not unstage the changes' });
   }
-  // The squash wrote the files through git's filters, and unstaged everything: the exact bytes
-  // and the staged versions of the user's own files go back (both are idempotent).
-  await restoreUserBytes(g, state.baseSha, tip);
-  const notice = state.baseSha
-    ? await restoreStagedChanges(g, { startSha: state.originalSha, base: state.baseSha, tip })
-    : null;
-  await git(ctx, ['branch', '-q', '-D', g.branch], { context: `could not delete ${g.branch}` });
-  // Last: back before the branch went, a resumed cleanup would take them for late writes.
-  const sheltered = await bringShelteredBack(g);
-  const notices = [
-    typeof late === 'string'
-      ? `files written since the cleanup was interrupted were set aside under ${late} (\`git show --stat ${late}\` lists them)`
-      : null,
-    notice,
-    sheltered,
-  ].filter((n): n is string => n !== null);
+}
+
+/** What a cleanup's steps found that the user must be told, from their journal lines. */
+export function cleanupNotice(journal: Journal): string | null {
+  const notices = (['squash', 'staged-changes', 'bring-sheltered-back'] as const)
+    .map((step) => journal.dataOf(step))
+    .filter((n): n is string => typeof n === 'string');
   return notices.length > 0 ? notices.join('; ') : null;
 }
 

@@ -4,6 +4,16 @@
  * docs/git-protocol.md's numbered lists ("Accept", "Revert").
  */
 
+/** Start, once the record says where the user was: the run's branch and its first commit. */
+export const START_STEPS = [
+  // `git checkout -q -B ralph/<change>`: the files stay as they are.
+  'create-branch',
+  // Everything, uncommitted and untracked files of the user included, as "initial state".
+  'initial-commit',
+  'pin',
+] as const;
+export type StartStep = (typeof START_STEPS)[number];
+
 /** What decides a sequence's plan. */
 export interface PlanInputs {
   /** The sequence was entered before and is being finished after a crash. */
@@ -81,5 +91,40 @@ export function planRevert(inputs: PlanInputs): RevertStep[] {
   const fast = inputs.untouched && !inputs.resumed;
   return REVERT_STEPS.filter((step) =>
     fast ? step !== 'save' && step !== 'branch-to-checkpoint' : step !== 'save-at-checkpoint',
+  );
+}
+
+/** Cleanup: back to the original branch with all the work as uncommitted changes. */
+export const CLEANUP_STEPS = [
+  // Files on disk the checkout of the original branch would write over, into the run folder.
+  'shelter-untracked',
+  'checkout-original',
+  // The run's work as changes (`merge --squash`), unstaged.
+  'squash',
+  // An original branch without commits: HEAD back to its name, the index emptied.
+  'to-unborn-original',
+  // The exact bytes and the staged versions of the user's own files of the start.
+  'user-bytes',
+  'staged-changes',
+  'delete-branch',
+  'bring-sheltered-back',
+  // The shelter's list goes once everything is back (a later cleanup must not take it for its own).
+  'forget-shelter',
+  'forget-user-bytes',
+] as const;
+export type CleanupStep = (typeof CLEANUP_STEPS)[number];
+
+const CLEANUP_BORN_ONLY: readonly CleanupStep[] = [
+  'shelter-untracked',
+  'checkout-original',
+  'squash',
+];
+
+export function planCleanup(inputs: {
+  /** The original branch has no commit: there is nothing to check out or squash onto. */
+  unbornOriginal: boolean;
+}): CleanupStep[] {
+  return CLEANUP_STEPS.filter((step) =>
+    inputs.unbornOriginal ? !CLEANUP_BORN_ONLY.includes(step) : step !== 'to-unborn-original',
   );
 }

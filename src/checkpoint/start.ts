@@ -85,6 +85,8 @@ export async function startRun(opts: StartOptions): Promise<CheckpointRun> {
     { root: repo.root, gitDir: repo.gitDir },
     opts.home?.home,
   );
+  // A journal left by an earlier run's start is no part of this one (journal.ts).
+  await rm(paths.journal, { force: true });
   await writeRunState(paths.state, state);
   const { signal: _signal, ...kept } = engine;
   const run = new CheckpointRun(repo, paths, state, kept);

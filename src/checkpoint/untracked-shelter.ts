@@ -1,5 +1,15 @@
 import { existsSync } from 'node:fs';
-import { cp, lstat, mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import {
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from '../core/error-details.js';
 import { shellWord } from '../core/shell-word.js';
@@ -61,9 +71,19 @@ export async function bringShelteredBack(g: RunGit): Promise<string | null> {
   if (stuck.length > 0) {
     return `files that were on disk where ${g.branch} tracks nothing and your branch tracks a file could not go back, something is there now: ${stuck.join(', ')}`;
   }
-  await rm(dir, { recursive: true, force: true });
   const shown = paths.map((path) => `\`${path}\``).join(', ');
   return `${shown}: ${g.branch} stopped tracking ${paths.length === 1 ? 'this path' : 'these paths'} and your files there were kept as they were (git shows them as changes to tracked files); \`git rm --cached -- ${paths.map(shellWord).join(' ')}\` stops tracking them as the run did`;
+}
+
+/**
+ * Once every sheltered file is back, the shelter and its list go: a later cleanup must not take
+ * an old list for its own. Kept separate from `bringShelteredBack` so that bringing them back,
+ * run again after a crash, still says what it did.
+ */
+export async function forgetShelter(g: RunGit): Promise<void> {
+  const left = await readdir(shelterDir(g)).catch(() => []);
+  if (left.some((name) => name.endsWith('.file'))) return;
+  await rm(shelterDir(g), { recursive: true, force: true });
 }
 
 function shelterDir(g: RunGit): string {

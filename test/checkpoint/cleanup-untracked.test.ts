@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRun } from '../../src/checkpoint/open.js';
@@ -115,6 +115,39 @@ describe('cleanup: files on disk the run stopped tracking and the original branc
 
     expect(r.read('config.json')).toBe('mine\n');
     expect(reopened.state).toMatchObject({ status: 'finished', choice: 'cleanup' });
+  });
+
+  it('a squash that conflicts puts them back and forgets the shelter, so a later cleanup shelters again', async () => {
+    const r = repoTrackingSettings();
+    const run = await startRun(runLocation(r.dir, 'local-settings'));
+    untrackAndIgnore(r, 'config.json');
+    r.write('config.json', 'mine\n');
+    r.write('README.md', 'the story wrote this\n');
+    await run.acceptStory('1', NO_FIGURES);
+    // Meanwhile main got a commit of its own on the same line (made without leaving the run).
+    const mainTree = r.git('rev-parse', 'main^{tree}');
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], {
+      cwd: r.dir,
+      input: 'main wrote this\n',
+      env: cleanEnv(),
+      encoding: 'utf8',
+    }).trim();
+    const listing = r
+      .git('ls-tree', mainTree)
+      .replace(/^(100644 blob )\S+(\tREADME\.md)$/m, `$1${blob}$2`);
+    const tree = execFileSync('git', ['mktree'], {
+      cwd: r.dir,
+      input: `${listing}\n`,
+      env: cleanEnv(),
+      encoding: 'utf8',
+    }).trim();
+    const commit = r.git('commit-tree', tree, '-p', 'main', '-m', 'main moved on');
+    r.git('update-ref', 'refs/heads/main', commit);
+
+    await expect(run.cleanup({ outcome: 'complete' })).rejects.toThrow(/conflicts/);
+
+    expect(r.read('config.json')).toBe('mine\n');
+    expect(existsSync(join(run.paths.dir, 'sheltered'))).toBe(false);
   });
 
   it('a tracked file only added to .gitignore stays tracked, as in git', async () => {

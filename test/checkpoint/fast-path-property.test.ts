@@ -102,8 +102,8 @@ async function ended(
   for (const apply of operations) apply(r);
   if (touchIndex) r.git('reset', '-q');
   armed = true;
-  await runSequence(sequence, run);
-  return { steps, end: await outcome(r, run.paths.dir) };
+  const notice = await runSequence(sequence, run);
+  return { steps, end: await outcome(r, run.paths.dir, notice) };
 }
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];

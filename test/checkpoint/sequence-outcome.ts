@@ -6,8 +6,8 @@ import type { CheckpointRun } from '../../src/checkpoint/checkpoint.js';
 import { snapshotFiles } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 
-/** The two sequences of a story's end, on story 2's first attempt. */
-export type Sequence = 'accept' | 'revert';
+/** The sequences of a story's end, on story 2's first attempt, and the run's cleanup after it. */
+export type Sequence = 'accept' | 'revert' | 'cleanup';
 
 /** What the end of a sequence left, comparable across repositories (trees, not commit shas). */
 export interface Outcome {
@@ -18,11 +18,21 @@ export interface Outcome {
   savedTree: string | null;
   checkpointTree: string;
   step: unknown;
+  status: string | null;
+  runBranch: boolean;
+  /** The tree the checkpoint pin ref holds (null: no pin, as after the run's end). */
+  pinTree: string | null;
   journalLeft: boolean;
+  /** What the sequence said the user must be told. */
+  notice: string | null;
 }
 
 /** What a sequence left, read from the repository and the run folder. */
-export async function outcome(r: TempRepo, runDir: string): Promise<Outcome> {
+export async function outcome(
+  r: TempRepo,
+  runDir: string,
+  notice: string | null,
+): Promise<Outcome> {
   const state = await readRunState(`${runDir}/state.json`);
   const saved = r.gitStatus('rev-parse', '-q', '--verify', 'refs/ralphtool/journal/attempts/2-1');
   return {
@@ -34,12 +44,22 @@ export async function outcome(r: TempRepo, runDir: string): Promise<Outcome> {
       saved === 0 ? r.git('rev-parse', 'refs/ralphtool/journal/attempts/2-1^{tree}') : null,
     checkpointTree: r.git('rev-parse', `${state?.checkpointSha ?? 'HEAD'}^{tree}`),
     step: state?.step ?? null,
+    status: state?.status ?? null,
+    runBranch: r.gitStatus('rev-parse', '-q', '--verify', 'refs/heads/ralph/journal') === 0,
+    pinTree:
+      r.gitStatus('rev-parse', '-q', '--verify', 'refs/ralphtool/journal/checkpoint') === 0
+        ? r.git('rev-parse', 'refs/ralphtool/journal/checkpoint^{tree}')
+        : null,
+    notice,
     journalLeft: existsSync(join(runDir, 'journal.ndjson')),
   };
 }
 
-/** Accepts or reverts story 2's first attempt. */
-export async function runSequence(sequence: Sequence, run: CheckpointRun): Promise<void> {
+/** Accepts or reverts story 2's first attempt, or cleans the run up; returns the notice. */
+export async function runSequence(sequence: Sequence, run: CheckpointRun): Promise<string | null> {
   if (sequence === 'accept') await run.acceptStory('2', NO_FIGURES);
-  else await run.revertAttempt('2', 1, { ended: 'stopped', figures: NO_FIGURES });
+  else if (sequence === 'revert') {
+    await run.revertAttempt('2', 1, { ended: 'stopped', figures: NO_FIGURES });
+  } else return run.cleanup({ outcome: 'complete' });
+  return null;
 }
