@@ -5,7 +5,7 @@
 /** @type {Record<string, readonly string[]>} */
 export const ALLOWED_IMPORTS = {
   core: [],
-  format: [],
+  format: ['core'],
   openspec: ['core'],
   process: ['core'],
   git: ['core', 'process'],

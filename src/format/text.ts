@@ -25,6 +25,20 @@ export function oneLine(text: string, joiner = ' '): string {
     .replace(/\s*\n\s*/g, joiner);
 }
 
+/** Splits agent text into clean lines, without leading/trailing or repeated blank lines. */
+export function textLines(text: string): string[] {
+  const lines = clean(text)
+    .split('\n')
+    .map((l) => l.trimEnd());
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
+    out.push(line);
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out;
+}
+
 /** The columns `text` takes on a terminal (colour codes take none). */
 export function columns(text: string): number {
   if (PRINTABLE_ASCII.test(text)) return text.length;

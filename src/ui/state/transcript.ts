@@ -1,4 +1,6 @@
-import { clean } from '../../format/text.js';
+// Agent text is cut into lines by the events' shared reading (format/event-reading.ts); the
+// helper lives beside it in format/text.ts and is still offered here, with the transcript.
+export { textLines } from '../../format/text.js';
 
 /**
  * The agent transcript of one story as the view keeps it: at most `max` lines, the
@@ -21,20 +23,6 @@ export interface Transcript {
 export const emptyTranscript: Transcript = { lines: [], dropped: 0 };
 
 export const DEFAULT_MAX_TRANSCRIPT_LINES = 2000;
-
-/** Splits agent text into clean lines, without leading/trailing or repeated blank lines. */
-export function textLines(text: string): string[] {
-  const lines = clean(text)
-    .split('\n')
-    .map((l) => l.trimEnd());
-  const out: string[] = [];
-  for (const line of lines) {
-    if (line === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
-    out.push(line);
-  }
-  while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out;
-}
 
 export function appendLines(
   transcript: Transcript,
