@@ -4,25 +4,34 @@ import { exhaustedMessage } from '../../core/loop.js';
 import { blockedLine, blockedNext } from '../../core/question.js';
 import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { emptySummary, knownCost, summarize, type RunSummary } from '../../core/run-summary.js';
-import { describeTasksEdits } from '../../core/tasks-edits.js';
-import { baselineNote, toleratedNotes } from '../../core/verify-ratchet.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { remoteLines } from './remote-lines.js';
-import { agentColumn, agentTag, forcedLine, limitedLine, switchedLine } from './limit-lines.js';
-import { clean, clip, oneLine } from '../../format/text.js';
+import { agentColumn, agentTag, forcedLine } from './limit-lines.js';
 import {
-  costColumn,
-  formatCost,
-  formatDuration,
-  formatTokens,
-  formatTurns,
-  plural,
-  progressBar,
-} from '../../format/units.js';
+  readEvent,
+  type EventLine,
+  type EventReading,
+  type LineTone,
+} from '../../format/event-reading.js';
+import { clean, clip, oneLine } from '../../format/text.js';
+import { costColumn, formatDuration, formatTokens, progressBar } from '../../format/units.js';
 
 const MAX_LINE = 160;
-const MAX_AGENT_ERROR = 1000;
+/** Lines whose end says what to do (an agent's error, an unknown output's hint). */
+const MAX_LONG_LINE = 1000;
+
+/** How each tone of the shared reading shows in the stream: its colour and its mark. */
+const STREAM_TONE: Record<LineTone, { paint: 'dim' | 'yellow' | 'red' | 'green'; mark: string }> = {
+  text: { paint: 'dim', mark: '│ ' },
+  tool: { paint: 'dim', mark: '· ' },
+  result: { paint: 'dim', mark: '= ' },
+  failure: { paint: 'red', mark: '✗ ' },
+  warning: { paint: 'yellow', mark: '⚠ ' },
+  notice: { paint: 'yellow', mark: '' },
+  note: { paint: 'dim', mark: '' },
+  success: { paint: 'green', mark: '' },
+};
 
 /**
  * The plain (non-JSON) output of `run`: one readable line per event that matters,
@@ -97,66 +106,8 @@ export class ProgressPrinter {
           '',
           `${progressBar(event.completed, event.total)} ${s.bold(`[${event.index}/${event.total}] Story ${event.storyId}: ${oneLine(event.title)}`)}${agentTag(this.summary, event)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}/${this.maxAttempts})`) : ''}`,
         ];
-      case 'agent.tool':
-        return [s.dim(this.detail(`· ${event.name} ${event.summary}`))];
-      case 'agent.message': {
-        const first = event.text.split('\n').find((l) => l.trim() !== '') ?? '';
-        return first ? [s.dim(this.detail(`│ ${first}`))] : [];
-      }
-      case 'agent.notice':
-        // Why the agent is silent (Claude Code retrying the API): said, never judged.
-        return [s.yellow(this.detail(`⟳ ${event.text}`))];
-      case 'agent.unrecognised':
-        // Once per kind a run: the agent is newer than ralphtool; said whole, with what to do.
-        return [
-          s.yellow(this.detail(`⚠ unknown agent output (${event.what}): ${event.hint}`, 1000)),
-        ];
-      case 'agent.result':
-        return [
-          s.dim(
-            `  = ${formatTurns(event.turns, this.agent)} · ${event.tokens.input + event.tokens.cacheRead + event.tokens.cacheWrite} in / ${event.tokens.output} out tokens · ${formatCost(event.costUsd)}${event.isError ? ' · error' : ''}`,
-          ),
-        ];
-      case 'attempt.failed': {
-        // An agent's error (e.g. not logged in) is said here whole: its end says what to do.
-        const shown = this.detail(
-          `✗ attempt ${event.attempt} failed (${event.kind}): ${event.reason}`,
-          event.kind === 'agent-error' ? MAX_AGENT_ERROR : MAX_LINE,
-        );
-        const repeats = this.said.warning !== null && this.said.warning === event.reason;
-        this.said.failure = {
-          attempt: event.attempt,
-          reason: event.reason,
-          whole: !repeats && !shown.endsWith('…'),
-        };
-        return [
-          repeats
-            ? s.red(`  ✗ attempt ${event.attempt} failed (${event.kind}): the error above`)
-            : s.red(shown),
-          ...toleratedNotes(event.verify).map((note) => s.yellow(this.detail(note))),
-        ];
-      }
-      case 'tasks.out-of-scope': {
-        const what = `⚠ attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
-        const undone =
-          event.savedRef === null
-            ? ''
-            : `; undone in the checkpoint (its tasks.md is saved as ${event.savedRef})`;
-        return [s.yellow(this.detail(`${what}${undone}`))];
-      }
-      case 'checkpoint.reverted':
-        return [
-          s.dim(`  ↺ reverted to ${event.toSha.slice(0, 8)}; attempt saved as ${event.savedRef}`),
-        ];
-      case 'checkpoint.created':
-        return [s.dim(`  ● checkpoint ${event.sha.slice(0, 8)}`)];
-      case 'story.completed':
-        return [
-          s.green(
-            `  ✓ Story ${event.storyId} done · ${plural(event.attempts, 'attempt')} · ${this.storyCost(event.storyId, event.costUsd)} · ${formatDuration(event.durationMs)}`,
-          ),
-          ...toleratedNotes(event.verify).map((note) => s.yellow(this.detail(note))),
-        ];
+      case 'attempt.failed':
+        return this.failedLines(event);
       case 'story.exhausted': {
         // Its reason is the last attempt's failure, printed just above; the `error` event that
         // follows says it all once more.
@@ -175,28 +126,10 @@ export class ProgressPrinter {
       }
       case 'error':
         return this.errorLines(event);
-      case 'run.awaiting-choice':
-        return [];
       case 'run.forced':
         return [s.dim(forcedLine(event))];
       case 'run.finished':
         return this.finishedLines(event);
-      case 'agent.limited':
-        return [s.yellow(this.detail(limitedLine(event, this.now())))];
-      case 'agent.switched':
-        return [s.yellow(this.detail(switchedLine(event, this.now())))];
-      case 'limit.resumed':
-        return [
-          s.dim(
-            `  ▶ the wait is over (${formatDuration(event.waitedMs)}): trying story ${event.storyId} again`,
-          ),
-        ];
-      case 'story.blocked':
-        return [s.yellow(this.detail(`? Story ${event.storyId} asks: ${event.question}`))];
-      case 'verify.baseline':
-        return event.results.map((r) =>
-          r.passed ? s.dim(this.detail(baselineNote(r))) : s.yellow(this.detail(baselineNote(r))),
-        );
       case 'claim.lost':
         // The run stops for it: its end says so, not "stopped by the user".
         this.stoppedBecause = `stopped: the claim was taken over by ${oneLine(event.holder)}`;
@@ -210,14 +143,56 @@ export class ProgressPrinter {
           this.budgetLimit = event.limit;
         }
         return [s.yellow(`  ■ ${event.message}`)];
+      default:
+        // Said under its story in the words every presenter shares.
+        return this.streamLines(this.read(event).lines);
     }
   }
 
-  /** A story's cost, or its tokens and "—" when its agent reports no cost. */
-  private storyCost(storyId: string, costUsd: number | null): string {
-    const story = this.summary.stories.find((st) => st.id === storyId);
-    if (story === undefined || story.costKnown) return formatCost(costUsd);
-    return story.tokens > 0 ? `${formatTokens(story.tokens)} · cost —` : 'cost —';
+  private read(event: RunEvent): EventReading {
+    return readEvent(event, {
+      agent: this.agent,
+      summary: this.summary,
+      now: this.now(),
+      // A line break in outside text shows on the one line as ` | `.
+      joiner: ' | ',
+    });
+  }
+
+  /** A line of the shared reading as the stream shows it: indented, marked, cut on a terminal. */
+  private streamLine(line: EventLine): string | null {
+    const words = line.stream === undefined ? line.text : line.stream;
+    if (words === null) return null;
+    const text = `${STREAM_TONE[line.tone].mark}${words}`;
+    if (line.cut === 'never') return `  ${text}`;
+    return this.detail(text, line.cut === 'long' ? MAX_LONG_LINE : MAX_LINE);
+  }
+
+  private streamLines(lines: readonly EventLine[]): string[] {
+    return lines.flatMap((line) => {
+      const text = this.streamLine(line);
+      return text === null ? [] : [this.style[STREAM_TONE[line.tone].paint](text)];
+    });
+  }
+
+  /** A failure said once: one that repeats the warning just printed refers to it. */
+  private failedLines(event: Extract<RunEvent, { type: 'attempt.failed' }>): string[] {
+    const s = this.style;
+    const [failure, ...notes] = this.read(event).lines;
+    const shown = failure === undefined ? null : this.streamLine(failure);
+    if (shown === null) return this.streamLines(notes);
+    const repeats = this.said.warning !== null && this.said.warning === event.reason;
+    this.said.failure = {
+      attempt: event.attempt,
+      reason: event.reason,
+      whole: !repeats && !shown.endsWith('…'),
+    };
+    return [
+      repeats
+        ? s.red(`  ✗ attempt ${event.attempt} failed (${event.kind}): the error above`)
+        : s.red(shown),
+      ...this.streamLines(notes),
+    ];
   }
 
   private errorLines(event: Extract<RunEvent, { type: 'error' }>): string[] {
