@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TimedRunEvent } from '../../src/core/events.js';
+import { clockTime } from '../../src/format/clock.js';
 import { applyEvents, initialLoopView } from '../../src/ui/state/loop-view.js';
 
 // The UI's loop view with fallback agents (docs/contract.md, "Fallback agents"): each attempt
@@ -57,7 +58,9 @@ describe('loop view with fallback agents', () => {
     ]);
     expect(lines).toEqual([
       'attempt 1 of 4 · claude',
-      '⇄ claude is at usage limit until 2026-11-28T15:00:10.000Z: going on with codex at once',
+      // The limit's end as the user's wall clock shows it (as the progress lines say it), not
+      // the event's UTC timestamp.
+      `⇄ claude is at its usage limit until ${clockTime(Date.parse('2026-11-28T15:00:10.000Z'), T0 + 5000)}: going on with codex at once`,
       'attempt 1 of 4 · codex',
     ]);
   });

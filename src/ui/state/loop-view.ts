@@ -1,20 +1,11 @@
-import type {
-  RunEvent,
-  FailureKind,
-  RunOutcome,
-  TimedRunEvent,
-  VerifyResult,
-} from '../../core/events.js';
+import type { RunEvent, FailureKind, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { emptySummary, summarize, type RunSummary } from '../../core/run-summary.js';
-import { describeTasksEdits } from '../../core/tasks-edits.js';
-import { toleratedNotes } from '../../core/verify-ratchet.js';
-import { formatCost, formatDuration, formatTurns, plural } from '../../format/units.js';
+import { readEvent, type LineTone } from '../../format/event-reading.js';
 import { oneLine } from '../../format/text.js';
 import { waitingAfter, type LimitWaitView } from './limit-wait-view.js';
 import {
   appendLines,
   emptyTranscript,
-  textLines,
   type Transcript,
   type TranscriptLine,
 } from './transcript.js';
@@ -69,6 +60,21 @@ export interface LoopView {
   /** The budget or time limit that ended the run (`limit.reached`), for the completion screen. */
   limitReached?: { limit: Extract<RunEvent, { type: 'limit.reached' }>['limit']; message: string };
 }
+
+/**
+ * The transcript line each tone of the shared reading makes. An attempt's edits of other stories
+ * are drawn as a failure (✗) here, where the stream marks them ⚠.
+ */
+const TRANSCRIPT_KIND: Record<LineTone, TranscriptLine['kind']> = {
+  text: 'text',
+  tool: 'tool',
+  result: 'result',
+  failure: 'failure',
+  warning: 'failure',
+  notice: 'note',
+  note: 'note',
+  success: 'note',
+};
 
 /** Errors kept in the view; older ones are counted, not stored. */
 export const MAX_ERRORS = 50;
@@ -126,6 +132,23 @@ function applyEvent(
     summary: summarize(view.summary, event, at),
     waiting: waitingAfter(view.waiting, event, at),
   };
+  // A revert of an attempt still running is the user's stop, not a failure's.
+  const stopped =
+    event.type === 'checkpoint.reverted' &&
+    attemptOf(view, event.storyId, event.attempt)?.status === 'running';
+  // What the event says under its story is the shared reading's; the switch keeps the state.
+  const reading = readEvent(event, {
+    agent: view.started?.agent ?? '',
+    summary: next.summary,
+    now: at,
+    stopped,
+  });
+  if (reading.storyId !== null && reading.lines.length > 0) {
+    write(
+      reading.storyId,
+      reading.lines.map((line) => ({ kind: TRANSCRIPT_KIND[line.tone], text: line.text })),
+    );
+  }
   switch (event.type) {
     case 'run.started':
       return {
@@ -167,87 +190,25 @@ function applyEvent(
         attempts: [...d.attempts.filter((a) => a.attempt !== event.attempt), attempt],
       }));
     }
-    case 'agent.message':
-      write(
-        event.storyId,
-        textLines(event.text).map((text) => ({ kind: 'text', text })),
-      );
-      return next;
-    case 'agent.tool':
-      write(event.storyId, [
-        { kind: 'tool', text: `${oneLine(event.name)} ${oneLine(event.summary)}`.trim() },
-      ]);
-      return next;
-    case 'agent.notice':
-      write(event.storyId, [{ kind: 'note', text: `⟳ ${oneLine(event.text)}` }]);
-      return next;
-    case 'agent.unrecognised':
-      // Once per kind a run: a newer agent's lines, skipped; the hint says what to do.
-      write(event.storyId, [
-        {
-          kind: 'note',
-          text: `⚠ unknown agent output (${oneLine(event.what)}): ${oneLine(event.hint)}`,
-        },
-      ]);
-      return next;
-    case 'agent.switched':
-      write(event.storyId, [{ kind: 'note', text: oneLine(switchedText(event)) }]);
-      return next;
-    case 'agent.result': {
-      const t = event.tokens;
-      write(event.storyId, [
-        {
-          kind: 'result',
-          text: `${formatTurns(event.turns, view.started?.agent ?? '')} · ${t.input + t.cacheRead + t.cacheWrite} in / ${t.output} out tokens · ${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}${event.isError ? ' · agent reported an error' : ''}`,
-        },
-      ]);
+    case 'agent.result':
       return updateAttempt(next, event.storyId, event.attempt, (a) => ({
         ...a,
         turns: event.turns,
         costUsd: a.costUsd + (event.costUsd ?? 0),
         durationMs: event.durationMs,
       }));
-    }
     case 'attempt.failed':
-      write(event.storyId, [
-        {
-          kind: 'failure',
-          text: `attempt ${event.attempt} failed (${event.kind}): ${oneLine(event.reason)}`,
-        },
-        ...tolerated(event.verify),
-      ]);
       return updateAttempt(next, event.storyId, event.attempt, (a) => ({
         ...a,
         status: 'failed',
         kind: event.kind,
         reason: oneLine(event.reason),
       }));
-    case 'tasks.out-of-scope':
-      write(event.storyId, [{ kind: 'failure', text: outOfScopeText(event) }]);
-      return next;
-    case 'checkpoint.reverted': {
-      const stopped = attemptOf(view, event.storyId, event.attempt)?.status === 'running';
-      write(event.storyId, [
-        {
-          kind: 'note',
-          text: `↺ ${stopped ? 'stopped; ' : ''}work reverted to ${event.toSha.slice(0, 8)} (saved as ${oneLine(event.savedRef)})`,
-        },
-      ]);
+    case 'checkpoint.reverted':
       return stopped
         ? updateAttempt(next, event.storyId, event.attempt, (a) => ({ ...a, status: 'stopped' }))
         : next;
-    }
-    case 'checkpoint.created':
-      write(event.storyId, [{ kind: 'note', text: `● checkpoint ${event.sha.slice(0, 8)}` }]);
-      return next;
     case 'story.completed':
-      write(event.storyId, [
-        {
-          kind: 'note',
-          text: `✓ story done after ${plural(event.attempts, 'attempt')}`,
-        },
-        ...tolerated(event.verify),
-      ]);
       return updateAttempt(next, event.storyId, event.attempts, (a) => ({
         ...a,
         status: 'accepted',
@@ -267,9 +228,6 @@ function applyEvent(
     }
     case 'run.awaiting-choice':
       return { ...next, awaiting: { outcome: event.outcome, at } };
-    case 'run.forced':
-      // Said on stderr and in the NDJSON stream; the run's own view has nothing to show.
-      return next;
     case 'run.finished':
       return {
         ...next,
@@ -286,25 +244,6 @@ function applyEvent(
           at,
         },
       };
-    case 'agent.limited':
-      write(event.storyId, [
-        {
-          kind: 'note',
-          text: `⏸ ${event.kind} limit (${oneLine(event.source)}): ${oneLine(event.message)} · waiting ${formatDuration(event.waitMs)}`,
-        },
-      ]);
-      return next;
-    case 'limit.resumed':
-      write(event.storyId, [{ kind: 'note', text: `▶ waited ${formatDuration(event.waitedMs)}` }]);
-      return next;
-    case 'story.blocked':
-      write(event.storyId, [{ kind: 'note', text: `? ${oneLine(event.question)}` }]);
-      return next;
-    case 'verify.baseline':
-      return next;
-    case 'remote.pushed':
-    case 'claim.taken':
-      return next;
     case 'claim.lost': {
       const message = `the claim on ${oneLine(event.remote)} was taken over by ${oneLine(event.holder)}`;
       const errors = [...view.errors, { message, fatal: true, at }];
@@ -317,20 +256,10 @@ function applyEvent(
     }
     case 'limit.reached':
       return { ...next, limitReached: { limit: event.limit, message: oneLine(event.message) } };
+    default:
+      // Nothing to keep beyond its lines (`run.forced` is said on stderr and in the NDJSON).
+      return next;
   }
-}
-
-/** A tolerated verify failure (the ratchet) is a short note, not a failure. */
-function tolerated(results: readonly VerifyResult[] | undefined): { kind: 'note'; text: string }[] {
-  return toleratedNotes(results).map((text) => ({ kind: 'note', text: oneLine(text) }));
-}
-
-/** The attempt's edits of other stories, and what became of them. */
-function outOfScopeText(event: Extract<RunEvent, { type: 'tasks.out-of-scope' }>): string {
-  const what = `attempt ${event.attempt} edited other stories in tasks.md: ${describeTasksEdits(event.edits)}`;
-  return event.savedRef === null
-    ? oneLine(what)
-    : oneLine(`${what}; undone in the checkpoint (its tasks.md is saved as ${event.savedRef})`);
 }
 
 function emptyDetail(): StoryDetail {
@@ -363,11 +292,4 @@ function updateAttempt(
 
 function attemptOf(view: LoopView, storyId: string, attempt: number): AttemptView | undefined {
   return view.details[storyId]?.attempts.find((a) => a.attempt === attempt);
-}
-
-/** An agent switch, in the story's transcript (the progress lines say the same, with the clock). */
-function switchedText(event: Extract<TimedRunEvent, { type: 'agent.switched' }>): string {
-  if (event.reason === 'reset') return `⇄ ${event.to}'s limit is over: back to ${event.to}`;
-  const until = event.until === null ? '' : ` until ${event.until}`;
-  return `⇄ ${event.from} is at ${event.kind ?? 'a'} limit${until}: going on with ${event.to} at once`;
 }
