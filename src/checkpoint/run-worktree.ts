@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { cp, mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { messageOf } from '../core/error-details.js';
 import { UsageError } from '../core/errors.js';
@@ -73,6 +73,7 @@ export async function removeFreshWorktree(homeCtx: GitContext, dir: string): Pro
   await git(homeCtx, ['worktree', 'remove', '--force', dir], { allowFailure: true });
   await rm(dir, { recursive: true, force: true });
   await git(homeCtx, ['worktree', 'prune'], { allowFailure: true });
+  await removeEmptyParent(dir);
 }
 
 /**
@@ -88,5 +89,17 @@ export async function removeRunWorktree(homeCtx: GitContext, dir: string): Promi
     if (removed.exitCode !== 0) return false;
   }
   await git(homeCtx, ['worktree', 'prune'], { allowFailure: true });
+  await removeEmptyParent(dir);
   return true;
+}
+
+/**
+ * The `<repo>.ralph/` folder the run worktrees live in (paths.ts, `runWorktreeDir`) goes with
+ * its last worktree: an empty folder beside the user's repository is litter. `rmdir` removes
+ * only an empty folder, so another run's worktree (or anything the user put there) keeps it.
+ */
+async function removeEmptyParent(dir: string): Promise<void> {
+  const parent = dirname(dir);
+  if (!parent.endsWith('.ralph')) return;
+  await rmdir(parent).catch(() => undefined);
 }

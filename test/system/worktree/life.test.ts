@@ -60,6 +60,8 @@ describe('keep of a run in a worktree of its own', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(existsSync(worktreeOf(f))).toBe(false);
     expect(registered(f, worktreeOf(f))).toBe(false);
+    // The folder of the runs' worktrees goes with its last one: nothing is left beside the repository.
+    expect(existsSync(path.dirname(worktreeOf(f)))).toBe(false);
     expect(subjects(f).slice(0, 3)).toEqual(['checkpoint: 2', 'checkpoint: 1', 'initial state']);
     expect(result.stdout).toContain(`the worktree ${worktreeOf(f)} is removed`);
     expect(result.stdout).toContain(`keep: on ralph/${CHANGE}`);

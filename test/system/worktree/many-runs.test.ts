@@ -194,6 +194,8 @@ describe('run a b c: several changes at once, each in its own worktree', () => {
       expect(f.read(`openspec/changes/${change}/tasks.md`)).not.toContain('- [ ]');
       expect(f.runState(change)).toMatchObject({ status: 'finished', choice: 'cleanup' });
     }
+    // Every worktree given back: their folder beside the repository goes with the last one.
+    expect(existsSync(`${f.dir}.ralph`)).toBe(false);
   }, 240_000);
 
   it('starts many worktrees at once without tripping over each other (git worktree add)', async () => {
