@@ -144,9 +144,14 @@ export async function runManyCommand(
       onInterrupt: () => quitNow(130),
     });
   };
-  // The merge check found a collision: neither side is brought home, each stays on its branch.
+  // Brought home in this batch, in the order the choices are applied (run/many/many.ts).
+  const cameHome = new Set<string>();
+  // The merge check found a collision with the user's work tree, or with a change that came home
+  // before this one: it stays on its branch. A clash with one that stayed is no reason to stay.
   const cleanupUnlessClash = (change: string): CompletionChoice => {
-    const clashes = clashesOf(report, change);
+    const clashes = clashesOf(report, change).filter(
+      (c) => c.with === report?.against || cameHome.has(c.with),
+    );
     if (clashes.length === 0) return 'cleanup';
     const withWhat = clashes
       .map(
@@ -154,8 +159,9 @@ export async function runManyCommand(
       )
       .join('; ');
     say(
-      `[${change}] kept on ralph/${change}, not brought home: the merge check found it collides with ${withWhat}; bring it in by hand (\`git merge --squash ralph/${change}\`) once the rest is in`,
+      `[${change}] kept on ralph/${change}, not brought home: the merge check found it collides with ${withWhat}; bring it in by hand (\`git merge --squash ralph/${change}\`)`,
     );
+    out.keptBy(change, withWhat);
     return 'keep';
   };
   const settled = (): Promise<unknown> =>
@@ -174,6 +180,7 @@ export async function runManyCommand(
       {
         emit: (change, event) => {
           if (event.type === 'run.started') originals.set(change, event.originalBranch);
+          if (event.type === 'run.finished' && event.choice === 'cleanup') cameHome.add(change);
           notifiers.get(change)?.emit(event);
         },
         mergeChecked: (checked) => {

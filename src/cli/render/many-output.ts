@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../core/events.js';
+import type { CompletionChoice, RunEvent } from '../../core/events.js';
 import { ON_PATH, type Reach } from '../../core/reach.js';
 import type { Style } from '../../format/style.js';
 import { oneLine } from '../../format/text.js';
@@ -16,6 +16,10 @@ interface RunFacts {
   costUsd: number | null;
   branch: string | null;
   worktree: string | null;
+  /** The completion applied: the work came home (cleanup) or stayed on its branch (keep). */
+  choice: CompletionChoice | null;
+  /** Why a cleanup was turned into a keep: what the merge check found it collides with. */
+  keptBy: string | null;
 }
 
 /**
@@ -86,24 +90,38 @@ export class ManyOutput {
       }
       const stories =
         facts.done === null ? '' : ` · stories ${String(facts.done)}/${String(facts.total ?? 0)}`;
-      const where = facts.worktree ?? facts.branch ?? '';
       lines.push(
-        `  ${name}: ${facts.outcome}${stories} · ${formatCost(facts.costUsd)} · ${oneLine(where)}${facts.worktree && facts.branch ? ` (${facts.branch})` : ''} (exit ${String(run.exitCode)})`,
+        `  ${name}: ${facts.outcome}${stories} · ${formatCost(facts.costUsd)} · ${whereNow(facts)} (exit ${String(run.exitCode)})`,
       );
     }
     lines.push(...this.mergeLines().map((line) => `  ${line}`));
     return lines;
   }
 
+  /** A cleanup turned into a keep by the merge check: said again in the summary. */
+  keptBy(change: string, collidesWith: string): void {
+    const facts = this.factsOf(change);
+    facts.keptBy = collidesWith;
+    this.facts.set(change, facts);
+  }
+
+  private factsOf(change: string): RunFacts {
+    return (
+      this.facts.get(change) ?? {
+        outcome: null,
+        done: null,
+        total: null,
+        costUsd: null,
+        branch: null,
+        worktree: null,
+        choice: null,
+        keptBy: null,
+      }
+    );
+  }
+
   private note(change: string, event: RunEvent): void {
-    const facts = this.facts.get(change) ?? {
-      outcome: null,
-      done: null,
-      total: null,
-      costUsd: null,
-      branch: null,
-      worktree: null,
-    };
+    const facts = this.factsOf(change);
     if (event.type === 'run.started') {
       facts.branch = event.branch;
       facts.worktree = event.worktree ?? null;
@@ -113,6 +131,8 @@ export class ManyOutput {
       facts.total = event.storiesTotal;
       facts.costUsd = event.costUsd;
       facts.branch = event.branch;
+      facts.choice = event.choice;
+      if (event.worktree?.removed === true) facts.worktree = null;
     }
     this.facts.set(change, facts);
   }
@@ -125,4 +145,20 @@ function prefixLines(prefix: string, text: string): string {
     .split('\n')
     .map((line) => (line === '' ? prefix : `${prefix} ${line}`))
     .join('\n')}\n`;
+}
+
+/**
+ * Where the run's work is now: brought home, kept on its branch (and why, when a cleanup was
+ * turned into a keep), or — no choice applied, the run resumable — its worktree and branch.
+ */
+function whereNow(facts: RunFacts): string {
+  const worktree =
+    facts.worktree === null ? '' : ` (its worktree stays at ${oneLine(facts.worktree)})`;
+  if (facts.choice === 'cleanup') return `came home into your work tree${worktree}`;
+  if (facts.choice === 'keep') {
+    const why = facts.keptBy === null ? '' : `: collides with ${oneLine(facts.keptBy)}`;
+    return `kept on ${oneLine(facts.branch ?? 'its branch')}${why}${worktree}`;
+  }
+  const where = oneLine(facts.worktree ?? facts.branch ?? '');
+  return facts.worktree !== null && facts.branch !== null ? `${where} (${facts.branch})` : where;
 }

@@ -5,8 +5,14 @@ import { mostSeriousExit } from '../../core/many-exit.js';
 import { ralphBranch } from '../../checkpoint/index.js';
 import { AccountPause } from '../account-pause.js';
 import { launchRun } from '../launch/launch.js';
-import { EndBarrier, Semaphore, SerialQueue } from './many-sync.js';
-import type { ManyRunEnd, ManyRunHooks, ManyRunRequest, ManyRunResult } from './many-types.js';
+import { EndBarrier, Semaphore, SerialQueue, TurnQueue } from './many-sync.js';
+import type {
+  ManyRunEnd,
+  ManyRunHooks,
+  ManyRunRequest,
+  ManyRunResult,
+  MergeReport,
+} from './many-types.js';
 import { checkMerges } from './merge-check.js';
 
 /**
@@ -19,7 +25,11 @@ import { checkMerges } from './merge-check.js';
 export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise<ManyRunResult> {
   const slots = new Semaphore(Math.max(1, req.parallel));
   const barrier = new EndBarrier(req.changes.length);
-  const completions = new SerialQueue();
+  // The choices are applied one run after another, in the merge check's order when it found one
+  // (each cleanup then applies onto what the one before brought home), else in the order given:
+  // never in the order the loops happened to end.
+  const completions = new TurnQueue();
+  const asking: string[] = [];
   // Every run of the same agent kind shares the account: one run's limit wait holds the others.
   const pause = new AccountPause();
   // Worktree starts one at a time: a `git worktree add` fails on one being added beside it.
@@ -27,7 +37,10 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
 
   let mergeChecked: Promise<void> | null = null;
   const afterAllLoops = (): Promise<void> => {
-    mergeChecked ??= barrier.allEnded().then(() => runMergeCheck(req, hooks));
+    mergeChecked ??= barrier
+      .allEnded()
+      .then(() => runMergeCheck(req, hooks))
+      .then((report) => completions.setOrder(completionOrder(report, req.changes, asking)));
     return mergeChecked;
   };
 
@@ -49,10 +62,11 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
     else hooks.stop.addEventListener('abort', chain, { once: true });
     let finishCompletion: (() => void) | null = null;
     const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
+      asking.push(change);
       loopEnded();
       await afterAllLoops();
       // Held until this run's launch has settled: its cleanup is done by then.
-      finishCompletion = await completions.enter();
+      finishCompletion = await completions.enter(change);
       return hooks.chooseCompletion(change, outcome);
     };
     try {
@@ -91,8 +105,27 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
   return { exitCode: mostSeriousExit(runs.map((r) => r.exitCode)), runs };
 }
 
+/**
+ * The order in which the runs that ask for a choice get it: the merge check's order (every
+ * branch in it applies onto the ones before), then the rest as given.
+ */
+export function completionOrder(
+  report: MergeReport | null,
+  given: readonly string[],
+  asking: readonly string[],
+): string[] {
+  const first = (report?.order ?? []).filter((change) => asking.includes(change));
+  return [
+    ...first,
+    ...given.filter((change) => asking.includes(change) && !first.includes(change)),
+  ];
+}
+
 /** The merge check of every run's branch; a failure of the check itself is a notice, not an end. */
-async function runMergeCheck(req: ManyRunRequest, hooks: ManyRunHooks): Promise<void> {
+async function runMergeCheck(
+  req: ManyRunRequest,
+  hooks: ManyRunHooks,
+): Promise<MergeReport | null> {
   try {
     const report = await checkMerges({
       cwd: req.cwd,
@@ -101,8 +134,10 @@ async function runMergeCheck(req: ManyRunRequest, hooks: ManyRunHooks): Promise<
       runs: req.changes.map((change) => ({ change, branch: ralphBranch(change) })),
     });
     hooks.mergeChecked(report);
+    return report;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     hooks.notice(null, `the merge check failed (${message}); each run's choice follows`);
+    return null;
   }
 }

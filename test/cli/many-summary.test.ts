@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ManyOutput } from '../../src/cli/render/many-output.js';
+import type { CompletionChoice, RunEvent } from '../../src/core/events.js';
+import { plainStyle } from '../../src/format/style.js';
+
+const WORKTREE = '/home/me/app.ralph/add-a';
+
+function summaryLine(
+  choice: CompletionChoice | null,
+  opts: { removed?: boolean; keptBy?: string } = {},
+): string {
+  const output = new ManyOutput(() => undefined, plainStyle, false);
+  const started: RunEvent = {
+    type: 'run.started',
+    change: 'add-a',
+    branch: 'ralph/add-a',
+    originalBranch: 'main',
+    baseSha: 'a'.repeat(40),
+    agent: 'command',
+    maxRetries: 3,
+    worktree: WORKTREE,
+    stories: [{ id: '1', title: 'One', done: false }],
+  };
+  output.event('add-a', started);
+  if (opts.keptBy !== undefined) output.keptBy('add-a', opts.keptBy);
+  output.event('add-a', {
+    type: 'run.finished',
+    outcome: choice === null ? 'max-retries' : 'complete',
+    choice,
+    branch: 'ralph/add-a',
+    originalBranch: 'main',
+    storiesCompleted: 1,
+    storiesTotal: 1,
+    costUsd: 0.5,
+    durationMs: 1000,
+    worktree: { root: WORKTREE, removed: opts.removed ?? choice !== null },
+  });
+  const lines = output.summary({
+    exitCode: 0,
+    runs: [{ change: 'add-a', exitCode: 0, error: null }],
+  });
+  return lines[1] ?? '';
+}
+
+describe('the summary of several runs says where each run’s work is', () => {
+  it.each([
+    ['brought home', 'cleanup', {}, '· came home into your work tree (exit 0)'],
+    ['kept', 'keep', {}, '· kept on ralph/add-a (exit 0)'],
+    [
+      'kept by the merge check',
+      'keep',
+      { keptBy: 'add-b (src/app.ts)' },
+      '· kept on ralph/add-a: collides with add-b (src/app.ts) (exit 0)',
+    ],
+    [
+      'kept, its worktree too (--keep-worktree)',
+      'keep',
+      { removed: false },
+      `· kept on ralph/add-a (its worktree stays at ${WORKTREE}) (exit 0)`,
+    ],
+    ['no choice: resumable in its worktree', null, {}, `· ${WORKTREE} (ralph/add-a) (exit 0)`],
+  ] as const)('%s', (_name, choice, opts, ending) => {
+    expect(summaryLine(choice, opts).endsWith(ending), summaryLine(choice, opts)).toBe(true);
+  });
+});
