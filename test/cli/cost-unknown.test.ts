@@ -31,7 +31,9 @@ describe('an unknown cost is "—", never $0.00', () => {
         .summary({ exitCode: 0, runs: [{ change: 'add-widgets', exitCode: 0, error: null }] })
         .join('\n');
     };
-    expect(lines(null)).toContain('add-widgets: complete · stories 2/2 · — · kept on ralph/add-widgets');
+    expect(lines(null)).toContain(
+      'add-widgets: complete · stories 2/2 · — · kept on ralph/add-widgets',
+    );
     expect(lines(null)).not.toContain('$');
     expect(lines(0.0125)).toContain('· $0.0125 ·');
   });
