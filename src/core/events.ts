@@ -44,6 +44,11 @@ export const FAILURE_KINDS = [
   'budget',
   /** A run that pushes: the attempt wrote a secret's value into a file (never pushed, retried). */
   'secret-written',
+  /**
+   * The attempt deleted, emptied or skipped tests, or changed what the verify commands run,
+   * and neither its story's tasks nor `--allow-test-changes` let it (core/tests-weakened.ts).
+   */
+  'tests-weakened',
 ] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
@@ -73,6 +78,22 @@ export interface TasksEdit {
 }
 
 /**
+ * One thing an attempt did to the tests or to what the verify commands run (docs/contract.md,
+ * "Tests the agent may not weaken"): a test file `deleted`, with `fewer-tests`, newly `skipped`
+ * or `focused` (`.only`), or a `runner-changed` (a test script, a runner's configuration).
+ */
+export interface TestChange {
+  path: string;
+  kind: 'deleted' | 'fewer-tests' | 'skipped' | 'focused' | 'runner-changed';
+  /** What changed, in words: `3 tests → 1`, `` `.skip` added ``. */
+  detail: string;
+}
+
+/** What let an attempt's test changes through: the run's flag, or a task of its story. */
+export type TestChangesAllowance =
+  { allowedBy: 'flag' } | { allowedBy: 'task'; task: { id: string; description: string } };
+
+/**
  * What kind of limit stopped an attempt: `usage` (the plan's usage window is spent), `rate`
  * (too many requests), `overloaded` (the API is overloaded, 529), `server` (5xx), `connection`
  * (the API could not be reached). The first two wait for the reset; the rest are transient.
@@ -86,6 +107,8 @@ export interface VerifyResult {
   passed: boolean;
   /** Failed at the baseline and not passed since: reported, not blocking (the ratchet). */
   tolerated?: boolean;
+  /** Failed, then passed when run again: a flake, not held against the attempt. */
+  flaky?: boolean;
 }
 
 export interface TokenUsage {
@@ -214,6 +237,25 @@ export type RunEvent =
       storyId: string;
       attempt: number;
       question: string;
+    }
+  | ({
+      /**
+       * The attempt changed tests or what the verify commands run, and was let through
+       * (`--allow-test-changes`, or a task of its story asks for it): reported, then verified.
+       */
+      type: 'tests.changed';
+      storyId: string;
+      attempt: number;
+      changes: TestChange[];
+    } & TestChangesAllowance)
+  | {
+      /** A verify command failed, then passed when run again: a flake, not the attempt's fault. */
+      type: 'verify.flaky';
+      storyId: string;
+      attempt: number;
+      command: string;
+      /** How its first run failed. */
+      failure: string;
     }
   | {
       /** Each verify command run once on the checkpoint before the first attempt (the ratchet). */

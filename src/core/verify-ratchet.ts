@@ -18,6 +18,8 @@ export interface RatchetEntry {
 export interface VerifyOutcome {
   command: string;
   passed: boolean;
+  /** It failed, then passed when run again (docs/contract.md, "Tests the agent may not weaken"). */
+  flaky?: boolean;
 }
 
 /**
@@ -62,7 +64,7 @@ export function withTolerance(
 ): VerifyResult[] {
   return outcomes.map((o) =>
     o.passed || isBlocking(o.command)
-      ? { command: o.command, passed: o.passed }
+      ? { command: o.command, passed: o.passed, ...(o.flaky === true ? { flaky: true } : {}) }
       : { command: o.command, passed: false, tolerated: true },
   );
 }

@@ -1,6 +1,7 @@
 import type { RunEvent } from '../core/events.js';
 import type { RunSummary } from '../core/run-summary.js';
 import { describeTasksEdits } from '../core/tasks-edits.js';
+import { flakyLine, testsChangedLine } from '../core/tests-weakened.js';
 import { baselineNote, toleratedNotes } from '../core/verify-ratchet.js';
 import { clockTime } from './clock.js';
 import { oneLine, textLines } from './text.js';
@@ -167,6 +168,15 @@ export function readEvent(event: RunEvent, context: ReadingContext): EventReadin
           stream: `? Story ${event.storyId} asks: ${one(event.question)}`,
           cut: 'line',
         },
+      ]);
+    case 'tests.changed':
+      // The gate let a change to the tests through (a task asked for it, or the flag): said.
+      return under(event, [
+        { tone: 'notice', text: `⚠ ${one(testsChangedLine(event))}`, cut: 'line' },
+      ]);
+    case 'verify.flaky':
+      return under(event, [
+        { tone: 'notice', text: `⟳ ${one(flakyLine(event.command))}`, cut: 'line' },
       ]);
     case 'verify.baseline':
       // Before the first story: the run's own lines, which only the stream shows.

@@ -96,6 +96,20 @@ const SAMPLES: { [K in RunEventType]: Extract<RunEvent, { type: K }> } = {
     waitMs: 3_600_000,
   },
   'limit.resumed': { type: 'limit.resumed', storyId: '1', waitedMs: 90_000 },
+  'tests.changed': {
+    type: 'tests.changed',
+    storyId: '1',
+    attempt: 2,
+    changes: [{ path: 'test/login.test.ts', kind: 'skipped', detail: '`.skip` added' }],
+    allowedBy: 'flag',
+  },
+  'verify.flaky': {
+    type: 'verify.flaky',
+    storyId: '1',
+    attempt: 2,
+    command: 'npm test',
+    failure: 'exit 1',
+  },
   'story.blocked': {
     type: 'story.blocked',
     storyId: '1',
@@ -234,6 +248,18 @@ const EXPECTED: Record<RunEventType, { storyId: string | null; lines: string[] }
   'limit.resumed': {
     storyId: '1',
     lines: ['note|▶ waited 1m30s|▶ the wait is over (1m30s): trying story 1 again'],
+  },
+  'tests.changed': {
+    storyId: '1',
+    lines: [
+      'notice|⚠ attempt 2 changed tests, allowed by --allow-test-changes: test/login.test.ts: `.skip` added|=',
+    ],
+  },
+  'verify.flaky': {
+    storyId: '1',
+    lines: [
+      'notice|⟳ flaky: `npm test` failed, then passed when run again (counted, not held against the attempt)|=',
+    ],
   },
   'story.blocked': {
     storyId: '1',
