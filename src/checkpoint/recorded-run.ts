@@ -1,7 +1,13 @@
 import { RuntimeError } from '../core/errors.js';
 import type { RunOutcome } from '../core/events.js';
 import type { RunPaths } from './paths.js';
-import { recordAgent, recordAnswer, recordAttemptStart, storyProgress } from './records.js';
+import {
+  recordAgent,
+  recordAnswer,
+  recordAttemptStart,
+  recordTestGate,
+  storyProgress,
+} from './records.js';
 import { writeRunState } from './state.js';
 import type {
   FallbackRecord,
@@ -135,6 +141,15 @@ export class RecordedRun {
   /** The answer to the run's open question (`resume --answer`), kept until its story is accepted. */
   async recordAnswer(answer: string): Promise<void> {
     await this.update((draft) => recordAnswer(draft, answer));
+  }
+
+  /** What the test gate saw of an attempt: its flakes, and the test changes it let through. */
+  async recordTestGate(
+    storyId: string,
+    seen: { flakes: number; testChanges: readonly string[] },
+  ): Promise<void> {
+    if (seen.flakes === 0 && seen.testChanges.length === 0) return;
+    await this.update((draft) => recordTestGate(draft, storyId, seen));
   }
 
   /** Marks the attempt as the one running and counts it, before its agent starts. */

@@ -48,6 +48,24 @@ export function recordAttemptStart(
   draft.stories[storyId] = progress;
 }
 
+/**
+ * What the test gate saw of an attempt (docs/contract.md, "Tests the agent may not weaken"):
+ * the flaky verify runs are counted whatever becomes of the attempt; test changes let through
+ * are kept only for an accepted attempt (a reverted one's are gone with it).
+ */
+export function recordTestGate(
+  draft: RunState,
+  storyId: string,
+  seen: { flakes: number; testChanges: readonly string[] },
+): void {
+  const progress = { ...storyProgress(draft, storyId) };
+  if (seen.flakes > 0) progress.flakes = (progress.flakes ?? 0) + seen.flakes;
+  if (seen.testChanges.length > 0) {
+    progress.testChanges = [...(progress.testChanges ?? []), ...seen.testChanges];
+  }
+  draft.stories[storyId] = progress;
+}
+
 /** The agent's process group and its identity, so that a crashed ralphtool's agent can be stopped. */
 export function recordAgent(draft: RunState, pgid: number, identity: string | null): void {
   draft.agentPgid = pgid;

@@ -46,6 +46,13 @@ const storyProgressSchema = z.object({
    * agents"); missing in records written before it existed, and for attempts not run by the loop.
    */
   agents: z.array(z.string().min(1)).optional(),
+  /**
+   * Verify runs of its attempts that failed, then passed when run again (docs/contract.md,
+   * "Tests the agent may not weaken"); missing when none did.
+   */
+  flakes: z.number().int().min(0).optional(),
+  /** What its accepted attempt changed in the tests, let through, each with what allowed it. */
+  testChanges: z.array(z.string()).optional(),
 });
 
 const questionSchema = z.object({
@@ -192,6 +199,8 @@ export const runStateSchema = z.object({
       verify: z.array(z.string()),
       verifyTimeoutMs: z.number().int().min(0),
       verifyStrict: z.boolean(),
+      /** Missing in records written before the test gate existed: off, as it was. */
+      allowTestChanges: z.boolean().default(false),
       onLimit: z.enum(['wait', 'stop']),
       maxWaitMs: z.number().int().min(0),
       /** Where the run was started from: a relative `--agent-command` program is found there. */

@@ -46,6 +46,7 @@ export interface RawRunFlags extends RawRemoteFlags {
   maxStoryCost?: string;
   maxDuration?: string;
   verifyStrict?: boolean;
+  allowTestChanges?: boolean;
   notify?: string[];
   notifyUrl?: string[];
   notifyTimeout?: string;
@@ -121,6 +122,12 @@ export function addRunOptions(cmd: Command): Command {
       new Option(
         '--verify-strict',
         'a --verify command blocks from the first attempt, even if it failed before the run',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--allow-test-changes',
+        'let an attempt delete, empty or skip tests or change what --verify runs (test scripts, runner configs): reported instead of failed (tests-weakened); resume keeps it',
       ),
     )
     .addOption(
@@ -344,6 +351,7 @@ function intentGiven(flags: RawRunFlags): Set<IntentKey> {
     ['verify', flags.verify !== undefined],
     ['verifyTimeoutMs', flags.verifyTimeout !== undefined],
     ['verifyStrict', flags.verifyStrict === true],
+    ['allowTestChanges', flags.allowTestChanges === true],
     ['onLimit', flags.onLimit !== undefined],
     ['maxWaitMs', flags.maxWait !== undefined],
   ];

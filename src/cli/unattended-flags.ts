@@ -33,6 +33,7 @@ export function unattendedOptions(flags: RawRunFlags): Omit<UnattendedOptions, '
     maxStoryCostUsd: parsedOr(flags.maxStoryCost, '--max-story-cost', parseUsd, null),
     maxDurationMs: parsedOr(flags.maxDuration, '--max-duration', parsePositiveDuration, null),
     verifyStrict: flags.verifyStrict === true,
+    allowTestChanges: flags.allowTestChanges === true,
     notify: flags.notify ?? [],
     notifyUrls: flags.notifyUrl ?? [],
     notifyTimeoutMs: parsedOr(

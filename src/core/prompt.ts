@@ -24,6 +24,8 @@ export interface PromptInput {
     inferred: boolean;
     /** `--verify` commands that already fail at the checkpoint and do not block yet (the ratchet). */
     tolerated?: readonly string[];
+    /** `--allow-test-changes`: the test gate reports changes to the tests instead of failing them. */
+    testChangesAllowed?: boolean;
   };
   learnings: { path: string; content: string };
   /** The person's answer to the question an earlier attempt of this story asked (BLOCKED). */
@@ -40,6 +42,7 @@ const FAILURES_WITH_CONTEXT: ReadonlySet<FailureKind> = new Set([
   'tasks-edited',
   'verify-failed',
   'secret-written',
+  'tests-weakened',
 ]);
 
 /** Beyond this the scenarios are cut and the agent is pointed at the spec files. */
@@ -98,6 +101,8 @@ function previousFailureSection({ previousFailure }: PromptInput): string | null
     'tasks-edited':
       "The previous attempt changed its own story's tasks instead of only ticking them:",
     'secret-written': 'The previous attempt said COMPLETE, but it wrote a secret into a file:',
+    'tests-weakened':
+      'The previous attempt said COMPLETE, but it weakened the tests instead of passing them:',
   };
   return [
     '## Previous Attempt Failed',
@@ -196,6 +201,8 @@ function verifySection({ verify }: PromptInput): string {
       '## Verification',
       '',
       'No test command is known for this project: check your work with whatever the project provides.',
+      '',
+      testsRule(verify.testChangesAllowed === true),
     ].join('\n');
   }
   const intro = verify.inferred
@@ -208,7 +215,17 @@ function verifySection({ verify }: PromptInput): string {
       `\`${command}\` already fails before your work (at the checkpoint): it does not block this story until it passes once; do not try to fix unrelated failures unless the story asks for it.`,
     );
   }
+  lines.push('', testsRule(verify.testChangesAllowed === true));
   return lines.join('\n');
+}
+
+/** The test gate's rule, told before the attempt rather than learnt from a failure. */
+function testsRule(allowed: boolean): string {
+  const what =
+    'Do not delete, empty or skip existing tests, or change what the test commands run (test scripts, test runner configuration)';
+  return allowed
+    ? `${what} unless the story needs it: this run lets such changes through, and reports them.`
+    : `${what}: ralphtool fails such an attempt unless a task of this story asks for it.`;
 }
 
 function learningsSection({ learnings }: PromptInput): string {

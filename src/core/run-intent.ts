@@ -14,6 +14,8 @@ export interface RunIntent {
   verify: readonly string[];
   verifyTimeoutMs: number;
   verifyStrict: boolean;
+  /** `--allow-test-changes`: the test gate reports what it finds instead of failing the attempt. */
+  allowTestChanges: boolean;
   onLimit: 'wait' | 'stop';
   maxWaitMs: number;
 }
@@ -31,6 +33,7 @@ export const INTENT_FLAGS: Readonly<Record<IntentKey, string>> = {
   verify: '--verify',
   verifyTimeoutMs: '--verify-timeout',
   verifyStrict: '--verify-strict',
+  allowTestChanges: '--allow-test-changes',
   onLimit: '--on-limit',
   maxWaitMs: '--max-wait',
 };

@@ -10,6 +10,10 @@ export interface ReportStory {
   /** Null when the agent reports no cost (Codex, most commands): shown as "—", never $0.00. */
   costUsd: number | null;
   durationMs: number;
+  /** Verify runs that failed, then passed when run again (flakes), across its attempts. */
+  flakes: number;
+  /** What its accepted attempt changed in the tests, let through, with what allowed it. */
+  testChanges: string[];
 }
 
 export interface RunReport {
@@ -36,7 +40,14 @@ export function buildReport(
     costUsd: number;
     stories: Record<
       string,
-      { attempts: number; completed: boolean; costUsd: number; durationMs: number }
+      {
+        attempts: number;
+        completed: boolean;
+        costUsd: number;
+        durationMs: number;
+        flakes?: number | undefined;
+        testChanges?: string[] | undefined;
+      }
     >;
     remote?: { push: string } | null | undefined;
   },
@@ -54,6 +65,8 @@ export function buildReport(
       attempts: p?.attempts ?? 0,
       costUsd: p === undefined || p.costUsd === 0 ? null : p.costUsd,
       durationMs: p?.durationMs ?? 0,
+      flakes: p?.flakes ?? 0,
+      testChanges: [...(p?.testChanges ?? [])],
     };
   });
   return {

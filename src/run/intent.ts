@@ -17,6 +17,7 @@ export function intentOf(options: RunOptions): RunIntent {
     verify: [...options.verify],
     verifyTimeoutMs: options.verifyTimeoutMs,
     verifyStrict: options.verifyStrict,
+    allowTestChanges: options.allowTestChanges,
     onLimit: options.onLimit,
     maxWaitMs: options.maxWaitMs,
   };

@@ -51,6 +51,11 @@ export interface RunOptions {
   maxDurationMs: number | null;
   /** Verify commands block from the first attempt, even when they failed at the baseline. */
   verifyStrict: boolean;
+  /**
+   * `--allow-test-changes`: an attempt that deletes, empties or skips tests, or changes what the
+   * verify commands run, is let through and reported instead of failed (core/tests-weakened.ts).
+   */
+  allowTestChanges: boolean;
   /** Programs (command lines, split, never a shell) told of the events people need to know. */
   notify: readonly string[];
   /** URLs the same events are POSTed to as JSON. */
@@ -121,6 +126,7 @@ export type UnattendedOptions = Pick<
   | 'maxStoryCostUsd'
   | 'maxDurationMs'
   | 'verifyStrict'
+  | 'allowTestChanges'
   | 'notify'
   | 'notifyUrls'
   | 'notifyTimeoutMs'
@@ -136,6 +142,7 @@ export const UNATTENDED_DEFAULTS: UnattendedOptions = {
   maxStoryCostUsd: null,
   maxDurationMs: null,
   verifyStrict: false,
+  allowTestChanges: false,
   notify: [],
   notifyUrls: [],
   notifyTimeoutMs: 30_000,

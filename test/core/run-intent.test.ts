@@ -19,6 +19,7 @@ const RECORDED: RunIntent = {
   verify: ['npm test', 'npm run lint'],
   verifyTimeoutMs: 120_000,
   verifyStrict: true,
+  allowTestChanges: true,
   onLimit: 'stop',
   maxWaitMs: 3_600_000,
 };
@@ -34,6 +35,7 @@ const DEFAULTS: RunIntent = {
   verify: [],
   verifyTimeoutMs: 600_000,
   verifyStrict: false,
+  allowTestChanges: false,
   onLimit: 'wait',
   maxWaitMs: 28_800_000,
 };

@@ -31,8 +31,29 @@ export function renderReportMarkdown(report: RunReport): string {
     ),
     `| **Total** | | **${done}/${report.stories.length}** | **${report.stories.reduce((n, s) => n + s.attempts, 0)}** | **${cost(report.costUsd)}** | **${formatDuration(report.durationMs)}** |`,
     '',
+    ...gateLines(report, (text) => markdownCell(text)).map((line) => `- ${line}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What the test gate let through and the flaky verify runs, one line each (none when nothing
+ * happened): a reviewer sees whether the tests were changed, and why.
+ */
+function gateLines(report: RunReport, text: (s: string) => string): string[] {
+  const lines: string[] = [];
+  for (const s of report.stories) {
+    for (const change of s.testChanges) {
+      lines.push(`Story ${text(s.id)} changed tests: ${text(change)}`);
+    }
+  }
+  const flaky = report.stories.filter((s) => s.flakes > 0);
+  if (flaky.length > 0) {
+    const total = flaky.reduce((n, s) => n + s.flakes, 0);
+    const where = flaky.map((s) => `story ${text(s.id)}: ${s.flakes}`).join(', ');
+    lines.push(`Flaky verify runs (failed, then passed when run again): ${total} (${where})`);
+  }
+  return lines;
 }
 
 /** `report`: the same as plain text for a terminal. */
@@ -50,5 +71,6 @@ export function renderReport(report: RunReport, style: Style): string {
     ]),
   ];
   const head = `${style.bold(report.change)}: ${done}/${report.stories.length} stories · ${ending(report)} · branch ${report.branch} · ${cost(report.costUsd)}`;
-  return `${head}\n${table(rows).join('\n')}\n`;
+  const notes = gateLines(report, clean).map((line) => style.yellow(line));
+  return `${head}\n${[...table(rows), ...notes].join('\n')}\n`;
 }

@@ -3,12 +3,19 @@ import type { WrittenSecret } from '../secrets.js';
 import type { AgentBackend, AgentEvent, AgentLimit } from '../../agents/types.js';
 import { unrecognisedHint } from '../../agents/unrecognised.js';
 import type { Change, Requirement, Story } from '../../core/change.js';
-import type { AttemptFailure, RunEvent, VerifyResult } from '../../core/events.js';
+import type {
+  AttemptFailure,
+  RunEvent,
+  TestChange,
+  TestChangesAllowance,
+  VerifyResult,
+} from '../../core/events.js';
 import { judgeAttempt, type AttemptVerdict } from '../../core/judge.js';
 import { buildPrompt, type PromptChangePaths } from '../../core/prompt.js';
 import { withoutEchoedPrompt } from '../../core/signal.js';
 import { compareTasks, type TasksScope } from '../../openspec/tasks-scope.js';
 import { describeTasksEdits } from '../../core/tasks-edits.js';
+import { testChangesAllowance, testsWeakenedReason } from '../../core/tests-weakened.js';
 import {
   blocks,
   toleratedCommands,
@@ -17,7 +24,7 @@ import {
 } from '../../core/verify-ratchet.js';
 import { readLearnings } from './learnings.js';
 import type { RunOptions } from '../options.js';
-import { runVerifyCommands } from './verify.js';
+import { runVerifyCommands, type FlakyVerify } from './verify.js';
 
 export interface AttemptPlan {
   repoRoot: string;
@@ -45,6 +52,8 @@ export interface AttemptPlan {
    * or null; absent for a run that pushes nowhere.
    */
   secretWritten?: () => Promise<WrittenSecret | null>;
+  /** What the attempt did to the tests and to what verify runs, since its checkpoint (test-gate.ts). */
+  testChanges?: () => Promise<TestChange[]>;
   /**
    * tasks.md as the checkpoint has it, and a reader of it after the attempt (null when it cannot
    * be read), to tell the attempt's own edits from those of other stories.
@@ -71,6 +80,10 @@ export interface AttemptResult {
   tasksAfter?: TasksAfter;
   /** The `--verify` commands that ran on the attempt, with their results; absent when none ran. */
   verify?: VerifyResult[];
+  /** Verify commands that failed and passed when run again; absent when none did. */
+  flaky?: FlakyVerify[];
+  /** Test changes the gate let through (the flag, or a task of the story); absent when none. */
+  testsChanged?: { changes: TestChange[]; allowance: TestChangesAllowance };
 }
 
 /** What runs an attempt: the agent and the run's options, and what it reports to and reads. */
@@ -104,7 +117,11 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
     previousFailure: plan.previousFailure,
     answer: plan.answer ?? null,
     requirements,
-    verify: { ...plan.verify, tolerated: tolerated(plan, options) },
+    verify: {
+      ...plan.verify,
+      tolerated: tolerated(plan, options),
+      testChangesAllowed: options.allowTestChanges,
+    },
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },
   });
   // The backend writes the prompt to plan.promptPath (its RALPHTOOL_PROMPT_FILE), once.
@@ -207,6 +224,17 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
     verdict = { accepted: false, kind: 'secret-written', reason: secretWrittenReason(secret) };
     return { ...withTasks, fatal: null, verdict };
   }
+  // The check cannot be made to pass by weakening it: unless something lets the changes through.
+  const changes = verdict.accepted ? ((await plan.testChanges?.()) ?? []) : [];
+  const allowance =
+    changes.length > 0 ? testChangesAllowance(plan.story, options.allowTestChanges) : null;
+  if (changes.length > 0 && allowance === null) {
+    verdict = { accepted: false, kind: 'tests-weakened', reason: testsWeakenedReason(changes) };
+    return { ...withTasks, fatal: null, verdict };
+  }
+  const gated =
+    allowance === null ? withTasks : { ...withTasks, testsChanged: { changes, allowance } };
+  if (allowance !== null) emit({ type: 'tests.changed', storyId, attempt, changes, ...allowance });
   if (verdict.accepted && options.verify.length > 0) {
     const isBlocking = (command: string): boolean =>
       blocks(plan.ratchet ?? null, command, options.verifyStrict);
@@ -217,14 +245,21 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
       options.verifyTimeoutMs,
       stop,
       isBlocking,
+      true,
     );
     if (stop.aborted) return { ...base, fatal: null, verdict: STOPPED };
+    // A flake is said and counted, never held against the attempt: it is judged on the rerun.
+    for (const flake of ran.flaky) {
+      const { command, firstFailure: failure } = flake;
+      emit({ type: 'verify.flaky', storyId, attempt, command, failure });
+    }
+    const flaky = ran.flaky.length > 0 ? { flaky: ran.flaky } : {};
     const { failure } = ran;
     if (failure) verdict = { accepted: false, kind: 'verify-failed', reason: failure.reason };
     const verify = withTolerance(ran.outcomes, isBlocking);
-    if (verify.length > 0) return { ...withTasks, fatal: null, verdict, verify };
+    if (verify.length > 0) return { ...gated, ...flaky, fatal: null, verdict, verify };
   }
-  return { ...withTasks, fatal: null, verdict };
+  return { ...gated, fatal: null, verdict };
 }
 
 /** The `--verify` commands that fail at the checkpoint and do not block yet: told the agent. */

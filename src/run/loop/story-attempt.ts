@@ -15,6 +15,7 @@ import {
 } from '../../checkpoint/index.js';
 import { runAttempt, type AttemptPlan, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
+import { testGateOf, testGateSeen } from './test-gate.js';
 import { processIdentity } from '../lock.js';
 import type { LoopDeps, LoopSetup } from '../loop-types.js';
 import type { AttemptAgent } from '../unattended/agent-roster.js';
@@ -80,6 +81,7 @@ export async function attemptStory(
     tasksBefore,
   );
   const figures: AttemptFigures = { costUsd: result.costUsd, durationMs: result.durationMs };
+  await run.recordTestGate(story.id, testGateSeen(result));
   const outside = result.tasksAfter?.outside ?? [];
   if (result.verdict.accepted) {
     // The agent's whole edit is saved first; the checkpoint then gets the other stories back.
@@ -253,6 +255,7 @@ async function runAgentAttempt(
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
         ...allowanceOf(deps, story.id),
         ...secretCheckOf(deps, setup),
+        ...testGateOf(deps, setup),
       },
       {
         backend: agent.backend,
