@@ -26,7 +26,13 @@ export async function changedFilesSince(
     const tracked = splitZ(await rawOut(ctx, ['ls-files', '-z']));
     return sortByPath([...tracked, ...untracked].map((path) => ({ status: 'A' as const, path })));
   }
-  const diff = await rawOut(ctx, ['diff', '--name-status', '-M', '-z', commit, '--']);
+  // A read only: git may not refresh the index's stat data while at it (that write would change
+  // the git directory's print, and send the attempt's accept down its full path).
+  const diff = (
+    await git(ctx, ['diff', '--name-status', '-M', '-z', commit, '--'], {
+      env: { GIT_OPTIONAL_LOCKS: '0' },
+    })
+  ).stdout;
   return sortByPath([
     ...parseNameStatusZ(diff),
     ...untracked.map((path) => ({ status: 'A' as const, path })),
