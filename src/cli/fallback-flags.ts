@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { AGENT_KINDS, type AgentKind, type FallbackAgent } from '../run/options.js';
-import { parseChoice } from './options.js';
+import { parseChoice, parseName } from './options.js';
 
 // `--fallback-agent` / `--fallback-model` (docs/contract.md, "Fallback agents"), validated apart
 // from the loop's own flags so that each file stays about one thing.
@@ -58,9 +58,7 @@ export function fallbackAgents(
     }
     seen.add(agent);
     const model = models[i];
-    if (model !== undefined && model.trim() === '') {
-      throw new UsageError('--fallback-model: empty name');
-    }
+    if (model !== undefined) parseName(model, '--fallback-model');
     return { agent, model: model ?? null };
   });
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { splitCommandLine } from '../process/command-line.js';
 
 /** Parses `90s`, `15m`, `2h` or plain seconds into milliseconds; `0` means no limit. */
 export function parseDuration(text: string, flag: string): number {
@@ -53,4 +54,17 @@ export function parsedOr<T>(
   fallback: T,
 ): T {
   return value === undefined ? fallback : parse(value, flag);
+}
+
+/** A command line (`--verify`, `--notify`, `--agent-command`): it must name a program. */
+export function parseCommandLine(text: string, flag: string): string {
+  if (splitCommandLine(text, flag).length === 0)
+    throw new UsageError(`${flag}: the command is empty`);
+  return text;
+}
+
+/** A name (`--model`, `--fallback-model`): not blank. */
+export function parseName(text: string, flag: string): string {
+  if (text.trim() === '') throw new UsageError(`${flag}: empty name`);
+  return text;
 }

@@ -16,6 +16,7 @@ import {
 } from './run-flags.js';
 import type { FinishFlags } from './commands/finish.js';
 import { addFromOption, addPushOptions } from './remote-flags.js';
+import { addSettingOptions } from './settings/flags.js';
 
 /**
  * Builds the argv parser. Every action lazily imports its command, so `--help`
@@ -191,6 +192,19 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       const { doctorCommand } = await import('./commands/doctor.js');
       setExit(await doctorCommand(io, { cwd: cwdOf(cmd) }));
     });
+
+  addSettingOptions(
+    program
+      .command('config')
+      .option('-C, --cwd <dir>', 'run as if started in <dir>')
+      .description(
+        'the settings a run started here uses (.ralphtool/config.yaml, then ~/.config/ralphtool/config.yaml) and where each comes from; a flag shows its own precedence',
+      )
+      .option('--json', 'print JSON'),
+  ).action(async (opts: RawRunFlags, cmd: Command) => {
+    const { configCommand } = await import('./commands/config.js');
+    setExit(await configCommand(io, { cwd: cwdOf(cmd), flags: opts, json: opts.json === true }));
+  });
 
   // Any word left for the bare command is a command that does not exist (a typo of one).
   program.allowExcessArguments(true);

@@ -12,9 +12,11 @@ import {
 } from '../run/options.js';
 import {
   parseChoice,
+  parseCommandLine,
   parseCount,
   parseDuration,
   parsedOr,
+  parseName,
   parsePositiveDuration,
 } from './options.js';
 import { remoteOptions, type RawRemoteFlags } from './remote-flags.js';
@@ -62,7 +64,7 @@ export interface RawRunFlags extends RawRemoteFlags {
   answerFile?: string;
 }
 
-const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
+export const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 export function addRunOptions(cmd: Command): Command {
   return cmd
@@ -225,12 +227,12 @@ export function addUiWorktreeOptions(cmd: Command): Command {
 }
 
 /** `--parallel`: a whole number from 1 to the maximum. */
-export function parseParallel(value: string | undefined): number {
+export function parseParallel(value: string | undefined, flag = '--parallel'): number {
   if (value === undefined) return PARALLEL_LIMITS.default;
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(n) || n < 1 || n > PARALLEL_LIMITS.max) {
     throw new UsageError(
-      `--parallel: ${JSON.stringify(value)} is not a whole number from 1 to ${PARALLEL_LIMITS.max} (each run is an agent at work; ${PARALLEL_LIMITS.default} is the default)`,
+      `${flag}: ${JSON.stringify(value)} is not a whole number from 1 to ${PARALLEL_LIMITS.max} (each run is an agent at work; ${PARALLEL_LIMITS.default} is the default)`,
     );
   }
   return n;
@@ -269,10 +271,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     }
     agentCommand = flags.agentCommand;
   }
-  for (const verify of flags.verify ?? []) {
-    if (splitCommandLine(verify, '--verify').length === 0)
-      throw new UsageError('--verify: the command is empty');
-  }
+  for (const verify of flags.verify ?? []) parseCommandLine(verify, '--verify');
   const onComplete =
     flags.onComplete === undefined
       ? interactive
@@ -284,8 +283,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
       '--on-complete ask needs a terminal to answer on (stdin and stderr are not both terminals): pass --on-complete cleanup or keep',
     );
   }
-  if (flags.model !== undefined && flags.model.trim() === '')
-    throw new UsageError('--model: empty name');
+  if (flags.model !== undefined) parseName(flags.model, '--model');
   // OpenCode splits the name at its first slash; without one it would run no model at all.
   if (agent === 'opencode' && flags.model !== undefined && !/^[^/\s]+\/\S/.test(flags.model)) {
     throw new UsageError(

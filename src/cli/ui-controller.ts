@@ -19,12 +19,22 @@ import { PARALLEL_LIMITS } from '../run/options.js';
 import { startManyFromUi, type LiveManyRuns, type ManyEngine } from './ui-many.js';
 
 /**
+ * The UI's run options by what it does: the settings files' recorded parts (contract:
+ * "Settings") apply to the runs it starts, never to those it resumes, which keep their record.
+ */
+export interface UiRunOptions {
+  start: RunOptions;
+  resume: RunOptions;
+}
+
+/**
  * The bridge between the UI and the run layer: the UI asks, this runs git, the spec
  * reader and the loop, and hands back events. The UI itself never touches them.
  */
 export function createUiController(
   cwd: string,
-  options: RunOptions,
+  /** The options of the runs it starts, and of those it resumes, when they differ. */
+  optionsByMode: RunOptions | UiRunOptions,
   env: NodeJS.ProcessEnv,
   /** How the user's shell reaches ralphtool, for the commands named in notifications. */
   reach: Reach = ON_PATH,
@@ -36,6 +46,9 @@ export function createUiController(
   hangUp(): Promise<void>;
   notificationsDelivered(): Promise<void>;
 } {
+  const byMode =
+    'start' in optionsByMode ? optionsByMode : { start: optionsByMode, resume: optionsByMode };
+  const options = byMode.start;
   const runs = new Map<string, CheckpointRun>();
   // The deliveries of every run started here, awaited before ralphtool exits.
   const deliveries = new Set<Promise<void>>();
@@ -116,7 +129,7 @@ export function createUiController(
         cwd,
         change,
         mode,
-        options,
+        options: byMode[mode],
         timeoutMs: options.commandTimeoutMs,
         env,
       });
@@ -141,7 +154,7 @@ export function createUiController(
         {
           cwd,
           change,
-          options: { ...options, onComplete: 'ask', json: false },
+          options: { ...byMode[mode], onComplete: 'ask', json: false },
           mode,
           env,
         },

@@ -1,28 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { messageOf } from '../core/error-details.js';
 import { UsageError } from '../core/errors.js';
-import { splitCommandLine } from '../process/command-line.js';
 import {
   DEFAULT_RUN_OPTIONS,
   UNATTENDED_DEFAULTS,
   type OnLimit,
   type UnattendedOptions,
 } from '../run/options.js';
-import { parseChoice, parseDuration, parsedOr, parsePositiveDuration } from './options.js';
+import {
+  parseChoice,
+  parseCommandLine,
+  parseDuration,
+  parsedOr,
+  parsePositiveDuration,
+} from './options.js';
 import type { RawRunFlags } from './run-flags.js';
 
 // The flags of runs left alone (docs/contract.md, "Unattended runs"), validated apart from the
 // loop's own so that each file stays about one thing.
 
-const ON_LIMIT: readonly OnLimit[] = ['wait', 'stop'];
+export const ON_LIMIT: readonly OnLimit[] = ['wait', 'stop'];
 
 /** The flags of unattended runs: limits, budgets, the verify ratchet, notifications, the answer. */
 export function unattendedOptions(flags: RawRunFlags): Omit<UnattendedOptions, 'fallbacks'> {
-  for (const notify of flags.notify ?? []) {
-    if (splitCommandLine(notify, '--notify').length === 0)
-      throw new UsageError('--notify: the command is empty');
-  }
-  for (const url of flags.notifyUrl ?? []) parseNotifyUrl(url);
+  for (const notify of flags.notify ?? []) parseCommandLine(notify, '--notify');
+  for (const url of flags.notifyUrl ?? []) parseNotifyUrl(url, '--notify-url');
   return {
     onLimit:
       flags.onLimit === undefined
@@ -58,16 +60,16 @@ export function parseUsd(text: string, flag: string): number {
 }
 
 /** The URL is never echoed: its path or user part may carry a token. */
-function parseNotifyUrl(text: string): URL {
+export function parseNotifyUrl(text: string, flag: string): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError('--notify-url: not a URL: use e.g. https://ntfy.sh/my-topic');
+    throw new UsageError(`${flag}: not a URL: use e.g. https://ntfy.sh/my-topic`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(
-      `--notify-url: only http and https URLs are posted to (this one is ${url.protocol}): use e.g. https://ntfy.sh/my-topic`,
+      `${flag}: only http and https URLs are posted to (this one is ${url.protocol}): use e.g. https://ntfy.sh/my-topic`,
     );
   }
   return url;

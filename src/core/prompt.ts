@@ -30,6 +30,8 @@ export interface PromptInput {
   learnings: { path: string; content: string };
   /** The person's answer to the question an earlier attempt of this story asked (BLOCKED). */
   answer?: { question: string; text: string } | null;
+  /** The project's own instructions for agents (`.ralphtool/instructions.md`), when it has any. */
+  instructions?: string | null;
 }
 
 /**
@@ -60,6 +62,7 @@ export function buildPrompt(input: PromptInput): string {
     changeLocation(input),
     scenariosSection(input),
     verifySection(input),
+    instructionsSection(input),
     learningsSection(input),
     signalsSection(),
   ];
@@ -226,6 +229,19 @@ function testsRule(allowed: boolean): string {
   return allowed
     ? `${what} unless the story needs it: this run lets such changes through, and reports them.`
     : `${what}: ralphtool fails such an attempt unless a task of this story asks for it.`;
+}
+
+/** The house rules are the project's words: given whole, under a heading of their own. */
+function instructionsSection({ instructions }: PromptInput): string | null {
+  const text = instructions?.trim() ?? '';
+  if (text === '') return null;
+  return [
+    '## Project instructions',
+    '',
+    'The project asks every agent working on it to follow these (from `.ralphtool/instructions.md`):',
+    '',
+    text,
+  ].join('\n');
 }
 
 function learningsSection({ learnings }: PromptInput): string {

@@ -19,6 +19,8 @@ export interface LoopSetup {
   /** The environment --verify commands run with (the one the command was given). */
   env: NodeJS.ProcessEnv;
   verify: { commands: readonly string[]; inferred: boolean };
+  /** The project's instructions for agents (`.ralphtool/instructions.md`), read as the loop starts. */
+  instructions?: string | null;
   /** Re-reads the change's stories from tasks.md; null when it cannot be read. */
   rereadStories: () => Promise<Story[] | null>;
 }

@@ -33,6 +33,18 @@ export function storiesReader(specRoot: string, changeName: string): () => Promi
   };
 }
 
+/**
+ * `.ralphtool/instructions.md` of the run's work tree (the checkpoint's, so what the project
+ * committed), for every prompt; null when there is none. Unreadable is a reason to stop: the
+ * project asked for its rules to be followed.
+ */
+export async function projectInstructions(repoRoot: string): Promise<string | null> {
+  return readOptionalText(
+    path.join(repoRoot, '.ralphtool', 'instructions.md'),
+    '.ralphtool/instructions.md',
+  );
+}
+
 /** The user's `--verify` commands, else suggestions inferred from the project's files. */
 export function verifyPlan(
   given: readonly string[],

@@ -216,3 +216,22 @@ describe('inferVerifyCommands', () => {
     expect(inferVerifyCommands(new Set(['README.md']))).toEqual([]);
   });
 });
+
+describe('the project instructions (.ralphtool/instructions.md)', () => {
+  it('come whole under their own heading, after the verification and before the learnings', () => {
+    const rules = '- Run `make check` before COMPLETE.\n- Never touch `vendor/`.';
+    const prompt = buildPrompt(input({ instructions: `\n${rules}\n\n` }));
+    const at = prompt.indexOf('## Project instructions');
+    expect(at).toBeGreaterThan(prompt.indexOf('## Verification'));
+    expect(at).toBeLessThan(prompt.indexOf('## Shared learnings'));
+    expect(prompt).toContain(
+      `from \`.ralphtool/instructions.md\`):\n\n${rules}\n\n## Shared learnings`,
+    );
+  });
+
+  it('leave no heading when there are none or the file is blank', () => {
+    for (const instructions of [null, '  \n']) {
+      expect(buildPrompt(input({ instructions }))).not.toContain('## Project instructions');
+    }
+  });
+});

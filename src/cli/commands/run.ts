@@ -13,6 +13,8 @@ import { ProgressPrinter } from '../render/progress.js';
 import { parseParallel, toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { headlessQuit } from '../stop-signals.js';
 import { assertDirectory } from './cwd.js';
+import { checkWithSettings } from '../settings/check.js';
+import { withSettings } from '../settings/load.js';
 
 /**
  * `ralphtool run <change>` and `ralphtool resume <change>`, headless: progress lines
@@ -22,33 +24,37 @@ export async function runCommand(
   io: CommandIO,
   opts: { cwd: string; changes: readonly string[]; flags: RawRunFlags; mode: RunMode },
 ): Promise<number> {
-  const parallel = parseParallel(opts.flags.parallel);
+  assertDirectory(opts.cwd);
+  const interactive = io.stdin.isTTY === true && (io.stderr as { isTTY?: boolean }).isTTY === true;
+  const settings = await withSettings(opts.cwd, io.env, opts.flags, opts.mode);
+  checkWithSettings(settings, interactive);
+  const flags = settings.flags;
+  const parallel = parseParallel(flags.parallel);
   const [only, ...more] = opts.changes;
-  if (opts.flags.all === true && only !== undefined) {
+  if (flags.all === true && only !== undefined) {
     throw new UsageError(
       `--all takes every change${opts.mode === 'resume' ? ' with a recorded run' : ' with stories left'}: name changes or pass --all, not both`,
     );
   }
-  if (only === undefined && opts.flags.all !== true) {
+  if (only === undefined && flags.all !== true) {
     throw new UsageError(
       `name the change to ${opts.mode === 'resume' ? 'resume' : 'run'} (\`ralphtool ${opts.mode === 'resume' ? 'status' : 'list'}\` shows them), several, or pass --all`,
     );
   }
   if (only === undefined || more.length > 0) {
     const { runManyCommand } = await import('./run-many.js');
-    return runManyCommand(io, { ...opts, parallel });
+    return runManyCommand(io, { ...opts, flags, parallel });
   }
-  return runOneCommand(io, { cwd: opts.cwd, change: only, flags: opts.flags, mode: opts.mode });
+  return runOneCommand(io, { cwd: opts.cwd, change: only, flags, mode: opts.mode }, interactive);
 }
 
 /** One change: the loop in this work tree (or, with --worktree, in a worktree of its own). */
 async function runOneCommand(
   io: CommandIO,
   opts: { cwd: string; change: string; flags: RawRunFlags; mode: RunMode },
+  interactive: boolean,
 ): Promise<number> {
-  const interactive = io.stdin.isTTY === true && (io.stderr as { isTTY?: boolean }).isTTY === true;
   const options = toRunOptions(opts.flags, interactive);
-  assertDirectory(opts.cwd);
 
   const stop = new AbortController();
   const reach = io.reach ?? ON_PATH;

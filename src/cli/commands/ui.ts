@@ -6,15 +6,24 @@ import { noteHangUp } from '../stop-signals.js';
 import { leaveOnTerm } from '../term-leave.js';
 import { createUiController } from '../ui-controller.js';
 import { assertDirectory } from './cwd.js';
+import { checkWithSettings } from '../settings/check.js';
+import { withSettings } from '../settings/load.js';
 
 /** Bare `ralphtool` on a terminal: the interactive UI, with the run options for its runs. */
 export async function uiCommand(
   io: CommandIO,
   opts: { cwd: string; flags: RawRunFlags },
 ): Promise<number> {
-  const options = toRunOptions(opts.flags, true);
-  const parallel = parseParallel(opts.flags.parallel);
   assertDirectory(opts.cwd);
+  // The runs the UI starts take every setting; those it resumes keep what their record says.
+  const forStart = await withSettings(opts.cwd, io.env, opts.flags, 'start');
+  const forResume = await withSettings(opts.cwd, io.env, opts.flags, 'resume');
+  checkWithSettings(forStart, true);
+  const options = {
+    start: toRunOptions(forStart.flags, true),
+    resume: toRunOptions(forResume.flags, true),
+  };
+  const parallel = parseParallel(forStart.flags.parallel);
   // A copy: loading the UI clears CI variables from this process, not from the agents'.
   const controller = createUiController(opts.cwd, options, { ...io.env }, io.reach, {
     parallel,

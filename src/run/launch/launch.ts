@@ -41,7 +41,7 @@ import { continuedOptions, intentRecord } from '../intent.js';
 import { repairNotice, userTasksNotice } from '../repair-notice.js';
 import { secretRootsOf, secretsHere } from '../secrets.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
-import { promptPaths, storiesReader, verifyPlan } from '../setup.js';
+import { projectInstructions, promptPaths, storiesReader, verifyPlan } from '../setup.js';
 
 export type RunMode = 'start' | 'resume';
 
@@ -304,6 +304,7 @@ export async function driveLoop(
       options,
       env,
       verify: verifyPlan(options.verify, [deps.run.repo.root, specRoot]),
+      instructions: await projectInstructions(deps.run.repo.root),
       rereadStories: storiesReader(specRoot, change.name),
     },
     deps,

@@ -41,6 +41,8 @@ export interface AttemptPlan {
   /** The verify ratchet as recorded; null (or absent) when every `--verify` failure blocks. */
   ratchet?: readonly RatchetEntry[] | null;
   learningsPath: string;
+  /** The project's instructions for agents, given in every prompt. */
+  instructions?: string | null;
   promptPath: string;
   transcriptPath: string;
   /** Told the agent's process group once it runs, so a crash can kill it later. */
@@ -123,6 +125,7 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
       testChangesAllowed: options.allowTestChanges,
     },
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },
+    instructions: plan.instructions ?? null,
   });
   // The backend writes the prompt to plan.promptPath (its RALPHTOOL_PROMPT_FILE), once.
 

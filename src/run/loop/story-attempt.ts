@@ -247,6 +247,7 @@ async function runAgentAttempt(
         verify: setup.verify,
         ratchet: run.state.verify ?? null,
         learningsPath: run.paths.learnings,
+        instructions: setup.instructions ?? null,
         promptPath: promptFile(run.paths, story.id, attempt),
         transcriptPath: transcriptFile(run.paths, story.id, attempt),
         onAgentSpawn: (pgid) => {

@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { messageOf } from '../../core/error-details.js';
+import { locateRepo } from '../../git/repo.js';
+import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
+import type { RawRunFlags } from '../run-flags.js';
+import { mergeSettings, type MergedSettings, type SettingsMode } from './merge.js';
+import { parseSettingsFile, type SettingsFile, type SettingsScope } from './settings-file.js';
+
+// The edge of the settings: where the two files are and their text. What they mean is
+// settings-file.ts and merge.ts.
+
+/** The folder of the repository's own ralphtool files (settings, instructions, template). */
+export const PROJECT_FOLDER = '.ralphtool';
+
+export interface SettingsPlaces {
+  /** The repository's work tree root; null outside a git repository. */
+  root: string | null;
+  /** `<root>/.ralphtool/config.yaml`; null outside a git repository. */
+  repository: string | null;
+  /** `$XDG_CONFIG_HOME/ralphtool/config.yaml`, else `~/.config/ralphtool/config.yaml`. */
+  user: string;
+}
+
+/** Where the settings files of a command started in `cwd` are. */
+export async function settingsPlaces(cwd: string, env: NodeJS.ProcessEnv): Promise<SettingsPlaces> {
+  const repo = await locateRepo({
+    cwd,
+    timeoutMs: DEFAULT_RUN_OPTIONS.commandTimeoutMs,
+    baseEnv: env,
+  });
+  const root = repo?.root ?? null;
+  // XDG's rule: a relative XDG_CONFIG_HOME is invalid and ignored.
+  const xdg = env.XDG_CONFIG_HOME;
+  const configHome =
+    xdg !== undefined && path.isAbsolute(xdg)
+      ? xdg
+      : path.join(env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir(), '.config');
+  return {
+    root,
+    repository: root === null ? null : path.join(root, PROJECT_FOLDER, 'config.yaml'),
+    user: path.join(configHome, 'ralphtool', 'config.yaml'),
+  };
+}
+
+/** The files that exist, read and checked, highest first (the repository's, then the user's). */
+export async function readSettingsFiles(places: SettingsPlaces): Promise<SettingsFile[]> {
+  const files: SettingsFile[] = [];
+  const wanted: [string | null, SettingsScope][] = [
+    [places.repository, 'repository'],
+    [places.user, 'user'],
+  ];
+  for (const [file, scope] of wanted) {
+    if (file === null) continue;
+    const text = await readOptional(file);
+    if (text !== null) files.push(parseSettingsFile(text, file, scope));
+  }
+  return files;
+}
+
+/** The command's flags with the settings files filled in, by the precedence and the mode. */
+export async function withSettings(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  flags: RawRunFlags,
+  mode: SettingsMode,
+): Promise<MergedSettings & { places: SettingsPlaces }> {
+  const places = await settingsPlaces(cwd, env);
+  const files = await readSettingsFiles(places);
+  return { ...mergeSettings(flags, files, mode), places };
+}
+
+/** A file's text, or null when there is none; any other failure is the user's to fix. */
+export async function readOptional(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new UsageError(`${file}: cannot read it: ${messageOf(error)}`);
+  }
+}
