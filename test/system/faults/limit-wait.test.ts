@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventJson } from '../../support/live-cli.js';
 import { FaultWorld, succeed, type Step } from './support/world.js';
+import { clockTime } from '../../../src/format/clock.js';
 
 // Usage limits waited out by the real CLI (docs/contract.md, "Usage limits"): the command
 // agent's convention (exit 75, `ralphtool-resets-at:`), the fake agent as a real process.
@@ -38,10 +39,12 @@ function limitedOnce(resetsAt: string): FaultWorld {
   });
 }
 
-/** Local wall-clock HH:MM, as the user's terminal shows it. */
+/**
+ * The moment as the user's terminal shows it now: `HH:MM` today, with the date on another day
+ * (a wait that ends after midnight; format/clock.ts).
+ */
 function hhmm(at: number): string {
-  const d = new Date(at);
-  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  return clockTime(at, Date.now());
 }
 
 function index(events: EventJson[], type: string): number {
