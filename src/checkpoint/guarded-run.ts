@@ -94,6 +94,16 @@ export abstract class GuardedRun extends RecordedRun {
     return { guard: this.guard, label, notices: this.notices };
   }
 
+  /**
+   * Puts back what the attempt `label` (`<story>-<attempt>`) changed in the git directory (its
+   * config, hooks, …), before anything reads the attempt's work with git: a clean filter or an
+   * fsmonitor the agent configured would run in ralphtool's git, and a config it broke would stop
+   * it. What is put back is said with the next sequence's notices.
+   */
+  async putBackGitDir(label: string, opts: CallOptions = {}): Promise<void> {
+    await this.protect(opts, label);
+  }
+
   /** The work tree differs only by files that were ignored at the start (un-ignored since). */
   protected async onlyIgnoredAtStart(opts: CallOptions): Promise<boolean> {
     const guard = this.guard;

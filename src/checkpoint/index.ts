@@ -25,6 +25,7 @@ export type { GitOperation, StatusEntry } from '../git/status.js';
 export { attemptRefTips, listAttemptRefs } from './attempt-refs.js';
 export { snapshotHome } from './home-snapshot.js';
 export {
+  attemptName,
   attemptRef,
   attemptRefPrefix,
   promptFile,

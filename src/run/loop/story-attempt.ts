@@ -6,6 +6,7 @@ import type { AttemptFailure, VerifyResult } from '../../core/events.js';
 import { afterAccepted } from '../../core/verify-ratchet.js';
 import type { AgentLimit } from '../../agents/types.js';
 import {
+  attemptName,
   type AttemptEnding,
   type AttemptFigures,
   engineContext,
@@ -194,7 +195,11 @@ function ending(
 
 /** What the attempt may spend of the budget left (none without a budget). */
 /** A run that pushes: the check of the attempt's files for a secret's value, at its checkpoint. */
-function secretCheckOf(deps: LoopDeps, setup: LoopSetup): Pick<AttemptPlan, 'secretWritten'> {
+function secretCheckOf(
+  deps: LoopDeps,
+  setup: LoopSetup,
+  label: string,
+): Pick<AttemptPlan, 'secretWritten'> {
   const secrets = deps.pushedSecrets;
   const checkpoint = deps.run.state.checkpointSha;
   if (secrets === undefined || checkpoint === null) return {};
@@ -202,7 +207,13 @@ function secretCheckOf(deps: LoopDeps, setup: LoopSetup): Pick<AttemptPlan, 'sec
     timeoutMs: setup.options.commandTimeoutMs,
     baseEnv: setup.env,
   });
-  return { secretWritten: async () => findWrittenSecret(ctx, checkpoint, await secrets()) };
+  return {
+    secretWritten: async () => {
+      // The agent's git config must not steer this git read (test-gate.ts says why).
+      await deps.run.putBackGitDir(label);
+      return findWrittenSecret(ctx, checkpoint, await secrets());
+    },
+  };
 }
 
 function allowanceOf(deps: LoopDeps, storyId: string): { maxBudgetUsd?: number } {
@@ -255,8 +266,8 @@ async function runAgentAttempt(
         },
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
         ...allowanceOf(deps, story.id),
-        ...secretCheckOf(deps, setup),
-        ...testGateOf(deps, setup),
+        ...secretCheckOf(deps, setup, attemptName(story.id, attempt)),
+        ...testGateOf(deps, setup, attemptName(story.id, attempt)),
       },
       {
         backend: agent.backend,
