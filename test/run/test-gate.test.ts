@@ -3,23 +3,13 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopHarness } from '../support/loop-harness.js';
 import { ofType, quote, single, stories } from './helpers.js';
+import { APP_TEST, NODE_TEST } from '../support/node-test-project.js';
 
 // The test gate on the real loop (docs/contract.md, "Tests the agent may not weaken"): real git,
 // the real `node --test` as the verify command, the scripted agent playing the fake agent's steps.
 
 const CHANGE = 'gated-change';
 const NODE = quote(process.execPath);
-/** Node's own test runner, finding test/*.test.mjs in the repository root. */
-const NODE_TEST = `${NODE} --test`;
-
-/** A test of the work to do: src/app.txt must say "app v2". */
-const APP_TEST = [
-  "import test from 'node:test';",
-  "import assert from 'node:assert';",
-  "import { readFileSync } from 'node:fs';",
-  "test('the app is v2', () => assert.equal(readFileSync('src/app.txt', 'utf8'), 'app v2\\n'));",
-  '',
-].join('\n');
 
 let fixture: LoopHarness | undefined;
 afterEach(() => {

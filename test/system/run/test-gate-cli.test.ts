@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { fakeAgentFlags, quote, RunFixture, single, stories } from '../../run/helpers.js';
+import { APP_TEST, NODE_TEST } from '../../support/node-test-project.js';
 
 // docs/contract.md, "Tests the agent may not weaken", through the CLI as a user runs it: the
 // executable fake agent, real git, and real verify commands (Node's own test runner, and a
@@ -10,14 +11,6 @@ import { fakeAgentFlags, quote, RunFixture, single, stories } from '../../run/he
 
 const CHANGE = 'gate-cli';
 const NODE = quote(process.execPath);
-const NODE_TEST = `${NODE} --test`;
-const APP_TEST = [
-  "import test from 'node:test';",
-  "import assert from 'node:assert';",
-  "import { readFileSync } from 'node:fs';",
-  "test('the app is v2', () => assert.equal(readFileSync('src/app.txt', 'utf8'), 'app v2\\n'));",
-  '',
-].join('\n');
 
 let fixture: RunFixture | undefined;
 afterEach(() => {
