@@ -84,7 +84,7 @@ export class CheckpointRun extends GuardedRun {
       draft.step = null;
       recordAcceptance(draft, storyId, figures);
     });
-    await journal.close();
+    journal.close();
     // Files left out of the commit stay in the tree: then the next check asks git.
     if (this.notices.length === noticesBefore) await this.watch.settledAt(sha);
     else this.watch.forget();
@@ -222,7 +222,7 @@ export class CheckpointRun extends GuardedRun {
       this.options.observeSteps,
     );
     await this.finish('cleanup', opts.outcome);
-    await journal.close();
+    journal.close();
     return cleanupNotice(journal);
   }
 
@@ -285,7 +285,7 @@ export class CheckpointRun extends GuardedRun {
           draft.checkpointSha = sha;
           draft.step = null;
         });
-        await journal.close();
+        journal.close();
         break;
       }
       case 'accept':
@@ -344,7 +344,7 @@ export class CheckpointRun extends GuardedRun {
       draft.step = null;
       record(draft);
     });
-    await journal.close();
+    journal.close();
     if (this.notices.length === noticesBefore) await this.watch.settledAt(toSha);
     else this.watch.forget();
     return { toSha, savedRef };
