@@ -228,13 +228,15 @@ export class CheckpointRun extends GuardedRun {
 
   /** The cleanup of a run in a worktree of its own: its work into the user's work tree. */
   private async cleanupHome(opts: CallOptions & { outcome?: RunOutcome }): Promise<string | null> {
-    const notice = await bringWorkHome(this.runGit(opts), this.current, {
+    const { notice, journal } = await bringWorkHome(this.runGit(opts), this.current, {
       atCheckpoint: async () => {
         await this.ensureAtCheckpoint(opts);
       },
       recordStep: (op) => this.update((draft) => void (draft.step = op === null ? null : { op })),
+      observe: this.options.observeSteps,
     });
     await this.finish('cleanup', opts.outcome);
+    journal.close();
     return notice;
   }
 

@@ -13,6 +13,8 @@ import type { EngineOptions, RunGit } from './run-git.js';
 import { removeRunWorktree } from './run-worktree.js';
 import type { RunHome, RunState } from './state.js';
 import { forgetUserBytes } from './user-files.js';
+import { Journal, runSteps, type StepObserver, type StepOutcome } from './journal.js';
+import { HOME_CLEANUP_STEPS, type HomeCleanupStep } from './plans.js';
 
 /** What the cleanup of a run in a worktree of its own needs from the recorded run. */
 export interface HomeCleanupSteps {
@@ -20,6 +22,8 @@ export interface HomeCleanupSteps {
   atCheckpoint: () => Promise<void>;
   /** Records (`cleanup`) or forgets (null) the cleanup step in the run's state. */
   recordStep: (op: 'cleanup' | null) => Promise<void>;
+  /** Told of each step as it ends (journal.ts); the tests' in-process crashes throw from it. */
+  observe?: StepObserver | undefined;
 }
 
 /** At most this many colliding files are named in the refusal; the rest are counted. */
@@ -32,14 +36,15 @@ const FILES_SHOWN = 5;
  * at all. Their index, HEAD and branch are never touched; the run's
  * worktree is not checked out anywhere. A collision (or a file changed under the apply) stops
  * it with nothing of theirs touched and the run still recorded, its step forgotten, so that
- * `finish --cleanup` or `finish --keep` ends it later. Re-entrant after a crash at any point:
- * once the work is home the three-way merge gives no difference. Returns a notice, if any.
+ * `finish --cleanup` or `finish --keep` ends it later. Its steps are `HOME_CLEANUP_STEPS`
+ * (plans.ts), run as a journal; each is safe to run again. Returns a notice, if any, and the
+ * journal, which the caller closes once the run's end is recorded.
  */
 export async function bringWorkHome(
   g: RunGit,
   state: RunState,
   steps: HomeCleanupSteps,
-): Promise<string | null> {
+): Promise<{ notice: string | null; journal: Journal }> {
   const home = requireHome(state);
   // The run's own engine options, for git in the other work trees of the repository.
   const { timeoutMs, baseEnv, env, signal } = g.ctx;
@@ -57,7 +62,8 @@ export async function bringWorkHome(
   const homeCtx = engineContext(homeRepo, engine);
   await assertHomeReady(homeCtx, homeRepo, state);
   const worktree = state.worktree ?? null;
-  if (state.step?.op !== 'cleanup') {
+  const resumed = state.step?.op === 'cleanup';
+  if (!resumed) {
     // Only in the run's own worktree: opened from anywhere else (its folder deleted by hand),
     // there is nothing there to save, and a revert must never run in the user's work tree.
     if (worktree !== null && g.repo.gitDir === worktree.gitDir && existsSync(worktree.root)) {
@@ -67,7 +73,71 @@ export async function bringWorkHome(
   }
   const checkpoint = requireSha(state.checkpointSha, state);
   const base = requireSha(state.baseSha, state);
+  const worktreeCtx =
+    worktree === null
+      ? null
+      : engineContext(
+          { root: worktree.root, gitDir: worktree.gitDir, gitCommonDir: g.repo.gitCommonDir },
+          engine,
+        );
 
+  const journal = await Journal.open(g.paths.journal, 'cleanup', resumed);
+  const run = async (step: HomeCleanupStep): Promise<StepOutcome | undefined> => {
+    switch (step) {
+      case 'apply-home':
+        await applyHome({ g, state, home, homeCtx, homeRepo, checkpoint, base, steps });
+        return undefined;
+      case 'free-branch':
+        // Detached first (the same commit: no file changes), so the branch can go even when the
+        // worktree has to stay.
+        if (worktreeCtx !== null && worktree !== null && existsSync(worktree.root)) {
+          if (existsSync(worktree.gitDir)) {
+            await git(
+              worktreeCtx,
+              ['update-ref', '--no-deref', '-m', 'ralphtool: cleanup', 'HEAD', checkpoint],
+              { context: `could not free ${g.branch} in ${worktree.root}` },
+            );
+          }
+        }
+        return undefined;
+      case 'remove-worktree':
+        if (worktree === null || home.keepWorktree) return undefined;
+        if (await removeRunWorktree(homeCtx, worktree.root)) return undefined;
+        return {
+          data: `the worktree ${worktree.root} was kept: it holds files no commit has (\`git -C ${worktree.root} status\`); remove it with \`git worktree remove ${worktree.root}\` once you have looked`,
+        };
+      case 'delete-branch':
+        await git(homeCtx, ['branch', '-q', '-D', g.branch], { allowFailure: true });
+        return undefined;
+      case 'forget-user-bytes':
+        // From the user's work tree: the run's worktree (where `g` works) may be gone by now.
+        await forgetUserBytes({ ...g, ctx: homeCtx });
+        return undefined;
+    }
+  };
+  await runSteps(journal, HOME_CLEANUP_STEPS, run, steps.observe);
+  const kept = journal.dataOf('remove-worktree');
+  return { notice: typeof kept === 'string' ? kept : null, journal };
+}
+
+/**
+ * The run's work into the user's work tree: their tree as it is now (a snapshot with the run's
+ * start as its parent) merged with the checkpoint, the difference written into their files only.
+ * Run again after a crash, the merge gives no difference once the work is home. A collision (or a
+ * file changed under the apply) stops it with nothing of theirs touched and the run still
+ * recorded, its step forgotten, so that `finish --cleanup` or `finish --keep` ends it later.
+ */
+async function applyHome(at: {
+  g: RunGit;
+  state: RunState;
+  home: RunHome;
+  homeCtx: GitContext;
+  homeRepo: RepoLocation;
+  checkpoint: string;
+  base: string;
+  steps: HomeCleanupSteps;
+}): Promise<void> {
+  const { g, state, home, homeCtx, homeRepo, checkpoint, base, steps } = at;
   const ours = await commitTree(
     homeCtx,
     await snapshotHome(homeCtx, homeRepo, g.paths.dir),
@@ -81,44 +151,15 @@ export async function bringWorkHome(
     throw new RuntimeError(collision(state, home, merged.files));
   }
   // Nothing to write when the work is there already (a cleanup interrupted after its apply).
-  if (merged.tree !== (await treeOf(homeCtx, ours))) {
-    const apply = { from: ours, to: merged.tree, scratchDir: g.paths.dir };
-    const result = await applyTreeDifference(homeCtx, apply);
-    if (!result.applied) {
-      await steps.recordStep(null);
-      throw new RuntimeError(
-        `files in ${home.root} changed while the work of ${state.branch} was being brought there (${result.reason}): nothing was applied; run \`ralphtool finish ${state.change} --cleanup\` again`,
-      );
-    }
-  }
-
-  const notices: string[] = [];
-  if (worktree !== null) {
-    // Detached first (the same commit: no file changes), so the branch can go even when the
-    // worktree has to stay.
-    const worktreeCtx = engineContext(
-      { root: worktree.root, gitDir: worktree.gitDir, gitCommonDir: g.repo.gitCommonDir },
-      engine,
+  if (merged.tree === (await treeOf(homeCtx, ours))) return;
+  const apply = { from: ours, to: merged.tree, scratchDir: g.paths.dir };
+  const result = await applyTreeDifference(homeCtx, apply);
+  if (!result.applied) {
+    await steps.recordStep(null);
+    throw new RuntimeError(
+      `files in ${home.root} changed while the work of ${state.branch} was being brought there (${result.reason}): nothing was applied; run \`ralphtool finish ${state.change} --cleanup\` again`,
     );
-    if (existsSync(worktree.root) && existsSync(worktree.gitDir)) {
-      await git(
-        worktreeCtx,
-        ['update-ref', '--no-deref', '-m', 'ralphtool: cleanup', 'HEAD', checkpoint],
-        {
-          context: `could not free ${g.branch} in ${worktree.root}`,
-        },
-      );
-    }
-    if (!home.keepWorktree && !(await removeRunWorktree(homeCtx, worktree.root))) {
-      notices.push(
-        `the worktree ${worktree.root} was kept: it holds files no commit has (\`git -C ${worktree.root} status\`); remove it with \`git worktree remove ${worktree.root}\` once you have looked`,
-      );
-    }
   }
-  await git(homeCtx, ['branch', '-q', '-D', g.branch], { allowFailure: true });
-  // From the user's work tree: the run's worktree (where `g` works) may be gone by now.
-  await forgetUserBytes({ ...g, ctx: homeCtx });
-  return notices.length > 0 ? notices.join('; ') : null;
 }
 
 /**

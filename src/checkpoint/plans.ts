@@ -14,6 +14,22 @@ export const START_STEPS = [
 ] as const;
 export type StartStep = (typeof START_STEPS)[number];
 
+/**
+ * The cleanup of a run in a worktree of its own: its work into the user's work tree, then the
+ * worktree and the branch given back (docs/git-protocol.md, "Bringing the work home").
+ */
+export const HOME_CLEANUP_STEPS = [
+  // The user's tree merged with the checkpoint, the difference written into their files only.
+  'apply-home',
+  // The worktree detached at the checkpoint, so the branch can go even if the worktree stays.
+  'free-branch',
+  // Unless --keep-worktree; one holding files no commit has is kept, and said.
+  'remove-worktree',
+  'delete-branch',
+  'forget-user-bytes',
+] as const;
+export type HomeCleanupStep = (typeof HOME_CLEANUP_STEPS)[number];
+
 /** What decides a sequence's plan. */
 export interface PlanInputs {
   /** The sequence was entered before and is being finished after a crash. */
