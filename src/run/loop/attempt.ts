@@ -54,6 +54,11 @@ export interface AttemptPlan {
    * or null; absent for a run that pushes nowhere.
    */
   secretWritten?: () => Promise<WrittenSecret | null>;
+  /**
+   * Puts back what the agent changed in the git directory, before the gates below read the
+   * attempt with git: its config must not steer ralphtool's git (a clean filter would run in it).
+   */
+  beforeGitReads?: () => Promise<void>;
   /** What the attempt did to the tests and to what verify runs, since its checkpoint (test-gate.ts). */
   testChanges?: () => Promise<TestChange[]>;
   /**
@@ -221,6 +226,7 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
     return { ...base, fatal: null, verdict, limit: output.limit };
   }
   const withTasks = tasksAfter ? { ...base, tasksAfter } : base;
+  if (verdict.accepted) await plan.beforeGitReads?.();
   // A run that pushes: a secret's value in the attempt's files would reach the remote.
   const secret = verdict.accepted ? ((await plan.secretWritten?.()) ?? null) : null;
   if (secret !== null) {

@@ -195,11 +195,7 @@ function ending(
 
 /** What the attempt may spend of the budget left (none without a budget). */
 /** A run that pushes: the check of the attempt's files for a secret's value, at its checkpoint. */
-function secretCheckOf(
-  deps: LoopDeps,
-  setup: LoopSetup,
-  label: string,
-): Pick<AttemptPlan, 'secretWritten'> {
+function secretCheckOf(deps: LoopDeps, setup: LoopSetup): Pick<AttemptPlan, 'secretWritten'> {
   const secrets = deps.pushedSecrets;
   const checkpoint = deps.run.state.checkpointSha;
   if (secrets === undefined || checkpoint === null) return {};
@@ -207,13 +203,7 @@ function secretCheckOf(
     timeoutMs: setup.options.commandTimeoutMs,
     baseEnv: setup.env,
   });
-  return {
-    secretWritten: async () => {
-      // The agent's git config must not steer this git read (test-gate.ts says why).
-      await deps.run.putBackGitDir(label);
-      return findWrittenSecret(ctx, checkpoint, await secrets());
-    },
-  };
+  return { secretWritten: async () => findWrittenSecret(ctx, checkpoint, await secrets()) };
 }
 
 function allowanceOf(deps: LoopDeps, storyId: string): { maxBudgetUsd?: number } {
@@ -266,8 +256,9 @@ async function runAgentAttempt(
         },
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
         ...allowanceOf(deps, story.id),
-        ...secretCheckOf(deps, setup, attemptName(story.id, attempt)),
-        ...testGateOf(deps, setup, attemptName(story.id, attempt)),
+        beforeGitReads: () => run.putBackGitDir(attemptName(story.id, attempt)),
+        ...secretCheckOf(deps, setup),
+        ...testGateOf(deps, setup),
       },
       {
         backend: agent.backend,

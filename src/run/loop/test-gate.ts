@@ -56,26 +56,17 @@ async function workTreeText(file: string): Promise<string | null> {
 }
 
 /**
- * The test gate's reader of what the attempt `label` did to the tests, from its checkpoint: the
- * git directory put back first (the agent's config must not steer the gate's git).
+ * The test gate's reader of what the attempt did to the tests, from its checkpoint (read once
+ * the git directory is put back: AttemptPlan's `beforeGitReads`).
  */
-export function testGateOf(
-  deps: LoopDeps,
-  setup: LoopSetup,
-  label: string,
-): Pick<AttemptPlan, 'testChanges'> {
+export function testGateOf(deps: LoopDeps, setup: LoopSetup): Pick<AttemptPlan, 'testChanges'> {
   const checkpoint = deps.run.state.checkpointSha;
   if (checkpoint === null) return {};
   const ctx = engineContext(deps.run.repo, {
     timeoutMs: setup.options.commandTimeoutMs,
     baseEnv: setup.env,
   });
-  return {
-    testChanges: async () => {
-      await deps.run.putBackGitDir(label);
-      return testChangesSince(ctx, checkpoint, setup.verify.commands);
-    },
-  };
+  return { testChanges: () => testChangesSince(ctx, checkpoint, setup.verify.commands) };
 }
 
 /** What the record keeps of the test gate: flakes always, test changes of an accepted attempt. */
