@@ -10,6 +10,7 @@ import { engineContext } from '../../src/checkpoint/run-git.js';
 import type { StepObserver } from '../../src/checkpoint/journal.js';
 import { makeRepo, runLocation, snapshotFiles } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
+import { Crash, CRASH_MOMENTS, crashAt } from './sequence-outcome.js';
 
 /**
  * The crash rows of the home cleanup (a run in a worktree of its own bringing its work into the
@@ -25,8 +26,6 @@ const repos: TempRepo[] = [];
 afterAll(() => {
   for (const made of repos.splice(0)) made.remove();
 });
-
-class Crash extends Error {}
 
 interface HomeEnd {
   files: Record<string, string>;
@@ -118,11 +117,9 @@ describe('the home cleanup, crashed after any step, is finished the same from th
     expect(end.files['notes.txt']).toBeDefined();
     expect(end).toMatchObject({ worktree: false, worktreesFolder: false, runBranch: false });
     for (const step of steps) {
-      for (const when of ['ran', 'recorded'] as const) {
+      for (const when of CRASH_MOMENTS) {
         let crashing = false;
-        const world = await homeRun((_sequence, at, moment) => {
-          if (crashing && at === step && moment === when) throw new Crash(`${at} ${moment}`);
-        });
+        const world = await homeRun(crashAt(step, when, () => crashing));
         crashing = true;
         await expect(world.run.cleanup({ outcome: 'complete' })).rejects.toBeInstanceOf(Crash);
         // A new process: `finish --cleanup` opens the run in its worktree while that exists,

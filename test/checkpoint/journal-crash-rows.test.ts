@@ -7,7 +7,15 @@ import { NO_FIGURES } from '../../src/checkpoint/records.js';
 import type { CheckpointRun } from '../../src/checkpoint/checkpoint.js';
 import type { StepObserver } from '../../src/checkpoint/journal.js';
 import { makeRepo, runLocation } from '../git/helpers.js';
-import { outcome, runSequence, type Outcome, type Sequence } from './sequence-outcome.js';
+import {
+  Crash,
+  CRASH_MOMENTS,
+  crashAt,
+  outcome,
+  runSequence,
+  type Outcome,
+  type Sequence,
+} from './sequence-outcome.js';
 import type { TempRepo } from '../git/helpers.js';
 
 /**
@@ -22,8 +30,6 @@ const repos: TempRepo[] = [];
 afterAll(() => {
   for (const made of repos.splice(0)) made.remove();
 });
-
-class Crash extends Error {}
 
 type Path = 'fast' | 'full';
 interface CrashPoint {
@@ -103,9 +109,7 @@ async function crashedThenFinished(
   path: Path,
   at: CrashPoint,
 ): Promise<Outcome> {
-  const { r, run } = await world(sequence, path, (_sequence, step, when) => {
-    if (step === at.step && when === at.when) throw new Crash(`${step} ${when}`);
-  });
+  const { r, run } = await world(sequence, path, crashAt(at.step, at.when));
   await expect(runSequence(sequence, run)).rejects.toBeInstanceOf(Crash);
   // A new process: the run as the disk holds it, the interrupted sequence finished.
   const reopened = await openRun(runLocation(r.dir, 'journal'));
@@ -132,7 +136,7 @@ describe.each(SEQUENCES)(
         }
         expect(steps.length).toBeGreaterThan(5);
         for (const step of steps) {
-          for (const when of ['ran', 'recorded'] as const) {
+          for (const when of CRASH_MOMENTS) {
             const crashed = await crashedThenFinished(sequence, path, { step, when });
             expect(crashed, `${sequence} ${path}: crash after ${step} ${when}`).toEqual(end);
           }
@@ -172,11 +176,9 @@ describe('the start, crashed after any step, is finished the same by the next pr
     const end = await outcome(reference, run.paths.dir, null);
     expect(steps).toEqual(['create-branch', 'initial-commit', 'pin']);
     for (const step of steps) {
-      for (const when of ['ran', 'recorded'] as const) {
+      for (const when of CRASH_MOMENTS) {
         const r = userRepo();
-        const crashing = start(r, (_sequence, at, moment) => {
-          if (at === step && moment === when) throw new Crash(`${at} ${moment}`);
-        });
+        const crashing = start(r, crashAt(step, when));
         await expect(crashing).rejects.toBeInstanceOf(Crash);
         // A new process: `resume` opens the run and finishes the start first.
         const reopened = await openRun(runLocation(r.dir, 'journal'));

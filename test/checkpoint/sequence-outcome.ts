@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 import { readRunState } from '../../src/checkpoint/state.js';
 import type { CheckpointRun } from '../../src/checkpoint/checkpoint.js';
+import type { StepObserver } from '../../src/checkpoint/journal.js';
 import { snapshotFiles } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 
@@ -62,4 +63,21 @@ export async function runSequence(sequence: Sequence, run: CheckpointRun): Promi
     await run.revertAttempt('2', 1, { ended: 'stopped', figures: NO_FIGURES });
   } else return run.cleanup({ outcome: 'complete' });
   return null;
+}
+
+/** What the crash rows throw from a step observer: a crash of the process at that moment. */
+export class Crash extends Error {}
+
+/** The moments of a step a crash row stops at: right after it ran, right after it was recorded. */
+export const CRASH_MOMENTS = ['ran', 'recorded'] as const;
+
+/** A step observer that crashes at `step`'s `moment` while `armed()` says so. */
+export function crashAt(
+  step: string,
+  moment: (typeof CRASH_MOMENTS)[number],
+  armed: () => boolean = () => true,
+): StepObserver {
+  return (_sequence, at, when) => {
+    if (armed() && at === step && when === moment) throw new Crash(`${at} ${when}`);
+  };
 }
