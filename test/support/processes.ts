@@ -71,3 +71,21 @@ export async function expectGone(pid: number): Promise<void> {
   }
   expect(processAlive(pid)).toBe(false);
 }
+
+/**
+ * The agent's process group once the run has recorded it. The agent can speak (the event a
+ * test waits for) before ralphtool's state write of its group lands; a kill -9 in between leaves
+ * no group to find. Throws when it is not recorded within `timeoutMs`.
+ */
+export async function recordedAgentGroup(
+  state: () => Record<string, unknown>,
+  timeoutMs = 20_000,
+): Promise<number> {
+  let pgid: unknown = null;
+  const recorded = await eventually(() => {
+    pgid = state().agentPgid;
+    return typeof pgid === 'number';
+  }, timeoutMs);
+  if (!recorded || typeof pgid !== 'number') throw new Error('the agent group was never recorded');
+  return pgid;
+}

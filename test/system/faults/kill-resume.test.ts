@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, groupMembers, processGone } from '../../support/processes.js';
+import {
+  eventually,
+  groupMembers,
+  processGone,
+  recordedAgentGroup,
+} from '../../support/processes.js';
 import { ALL_SUCCEED, FaultWorld, succeed } from './support/world.js';
 
 // Row 1 of the fault matrix: ralphtool is killed with SIGKILL while its agent is writing files.
@@ -125,8 +130,8 @@ describe('kill -9 of ralphtool while the agent is writing files', () => {
     const live = w.spawn('run');
     await live.waitFor((e) => e.type === 'agent.message' && e.text === 'writing story 2');
     expect(await eventually(() => w.childPid('2', 1) !== null)).toBe(true);
+    const pgid = await recordedAgentGroup(() => w.state());
     await live.kill9();
-    const pgid = w.state().agentPgid as number;
     w.strayGroups.push(pgid);
 
     const finished = await w.cli(['finish', CHANGE, '--cleanup']);

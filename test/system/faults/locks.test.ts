@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tasksMarkdown } from '../../support/temp-repo.js';
+import { recordedAgentGroup } from '../../support/processes.js';
 import { agentFlags, ALL_SUCCEED, FaultWorld, stories, succeed } from './support/world.js';
 import type { LiveCli } from '../../support/live-cli.js';
 
@@ -36,7 +37,7 @@ async function busyWorld(): Promise<{ w: FaultWorld; holder: LiveCli }> {
   const w = world;
   live = w.spawn('run');
   await live.waitFor((e) => e.type === 'agent.message' && e.text === 'busy');
-  const pgid = w.state().agentPgid as number;
+  const pgid = await recordedAgentGroup(() => w.state());
   w.strayGroups.push(pgid);
   return { w, holder: live };
 }

@@ -1,4 +1,4 @@
-import { killGroup } from '../../support/processes.js';
+import { killGroup, recordedAgentGroup } from '../../support/processes.js';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,8 +71,8 @@ describe('kill -9 of ralphtool mid-story in a worktree', () => {
     const before = userSide(f);
     const live = f.spawn(['--worktree', '--json']);
     await live.waitFor((e) => e.type === 'agent.message' && e.text === 'writing story 2');
+    const pgid = await recordedAgentGroup(() => f.state());
     await live.kill9();
-    const pgid = f.state().agentPgid as number;
     strays.push(pgid);
     expect(groupMembers(pgid).length).toBeGreaterThan(0);
 

@@ -1,4 +1,4 @@
-import { killGroup } from '../../support/processes.js';
+import { killGroup, recordedAgentGroup } from '../../support/processes.js';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,8 +122,8 @@ describe('keep of a run in a worktree of its own', () => {
     // ralphtool is killed mid-story: the run stays recorded with its worktree.
     const live = f.spawn(['--worktree', '--json']);
     await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
+    strays.push(await recordedAgentGroup(() => f.state()));
     await live.kill9();
-    strays.push(f.state().agentPgid as number);
     expect(existsSync(worktreeOf(f))).toBe(true);
     f.git('worktree', 'lock', '--reason', 'on a stick', worktreeOf(f));
     writeFileSync(path.join(worktreeOf(f), 'scratch.txt'), 'the user looked around\n');
@@ -247,8 +247,8 @@ describe('finish of a run in a worktree, from the user tree', () => {
     const f = fixture;
     const live = f.spawn(['--worktree', '--json']);
     await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
+    strays.push(await recordedAgentGroup(() => f.state()));
     await live.kill9();
-    strays.push(f.state().agentPgid as number);
 
     const kept = await cli(f, ['finish', CHANGE, '--keep']);
     expect(kept.exitCode, kept.stderr).toBe(0);
