@@ -1,4 +1,4 @@
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { assertValidChangeName } from '../core/change-name.js';
 import { RuntimeError } from '../core/errors.js';
 
@@ -47,14 +47,30 @@ export function promptFile(paths: RunPaths, storyId: string, attempt: number): s
 }
 
 /**
- * Where `run --worktree` puts the change's worktree: `<parent>/<repo>.ralph/<change>`, beside
- * the user's work tree. Not inside it (the user's test runners, linters, watchers and
- * `git clean -x` would see it) and not under `.git` (tools skip paths holding `.git/`: the
- * agent's own test runner would find no tests, editors hide it).
+ * Where `run --worktree` puts the change's worktree: `<parent>/<repo>.ralph/<change>`, by default
+ * beside the user's work tree (`parent` is the folder holding it; `--worktree-parent` names
+ * another). Not inside the work tree (the user's test runners, linters, watchers and
+ * `git clean -x` would see it: `worktreeParentInside` refuses that) and not under `.git` (tools
+ * skip paths holding `.git/`: the agent's own test runner would find no tests, editors hide it).
+ * The `<repo>.ralph` level keeps the worktrees of two repositories sharing a parent apart.
  */
-export function runWorktreeDir(homeRoot: string, change: string): string {
+export function runWorktreeDir(homeRoot: string, change: string, parent: string | null): string {
   const root = resolve(homeRoot);
-  return join(dirname(root), `${basename(root)}.ralph`, assertValidChangeName(change));
+  return join(parent ?? dirname(root), `${basename(root)}.ralph`, assertValidChangeName(change));
+}
+
+/**
+ * Why a `--worktree-parent` cannot hold the run worktrees of the work tree at `homeRoot` (null
+ * when it can): inside that work tree, its `.git` included, they would be part of it.
+ */
+export function worktreeParentInside(homeRoot: string, parent: string): string | null {
+  const root = resolve(homeRoot);
+  const away = relative(root, resolve(parent));
+  const outside = away === '..' || away.startsWith(`..${sep}`) || isAbsolute(away);
+  if (!outside) {
+    return `--worktree-parent ${parent} is inside your work tree ${root}: the worktrees would be part of it (your tests, linters and git clean would see them); name a folder outside it`;
+  }
+  return null;
 }
 
 /**

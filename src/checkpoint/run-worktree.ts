@@ -5,7 +5,7 @@ import { messageOf } from '../core/error-details.js';
 import { UsageError } from '../core/errors.js';
 import { git } from '../git/git.js';
 import type { GitContext } from '../git/git.js';
-import { runWorktreeDir } from './paths.js';
+import { runWorktreeDir, worktreeParentInside } from './paths.js';
 import { listWorktrees } from './worktrees.js';
 
 export interface RunWorktreeRequest {
@@ -13,6 +13,8 @@ export interface RunWorktreeRequest {
   homeCtx: GitContext;
   /** Top of the user's work tree. */
   homeRoot: string;
+  /** `--worktree-parent` (absolute), or null: beside the user's work tree. */
+  parent: string | null;
   change: string;
   /** The commit the worktree starts from: the user's HEAD. */
   sha: string;
@@ -30,7 +32,9 @@ export interface RunWorktreeRequest {
  * made) when the folder exists already. Returns the worktree's top directory.
  */
 export async function createRunWorktree(req: RunWorktreeRequest): Promise<string> {
-  const dir = runWorktreeDir(req.homeRoot, req.change);
+  const inside = req.parent === null ? null : worktreeParentInside(req.homeRoot, req.parent);
+  if (inside !== null) throw new UsageError(inside);
+  const dir = runWorktreeDir(req.homeRoot, req.change, req.parent);
   if (existsSync(dir)) {
     const registered = (await listWorktrees(req.homeCtx)).some((t) => t.root === dir);
     throw new UsageError(
@@ -43,7 +47,7 @@ export async function createRunWorktree(req: RunWorktreeRequest): Promise<string
     await mkdir(dirname(dir), { recursive: true });
   } catch (error) {
     throw new UsageError(
-      `cannot create the worktree folder ${dirname(dir)} (${messageOf(error)}): --worktree needs to write beside your work tree`,
+      `cannot create the worktree folder ${dirname(dir)} (${messageOf(error)}): ${req.parent === null ? '--worktree needs to write beside your work tree, or name a folder it can write in with --worktree-parent' : 'name a folder ralphtool can write in with --worktree-parent'}`,
     );
   }
   // A worktree whose folder the user deleted by hand stays registered until pruned; git would

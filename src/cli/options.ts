@@ -64,6 +64,12 @@ export function parseCommandLine(text: string, flag: string): string {
 }
 
 /** A name (`--model`, `--fallback-model`): not blank. */
+/** A folder's path (made absolute where the settings are read, `withSettings`). */
+export function parseFolder(text: string, flag: string): string {
+  if (text.trim() === '') throw new UsageError(`${flag}: empty path: name a folder`);
+  return text;
+}
+
 export function parseName(text: string, flag: string): string {
   if (text.trim() === '') throw new UsageError(`${flag}: empty name`);
   return text;

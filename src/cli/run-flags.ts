@@ -54,6 +54,7 @@ export interface RawRunFlags extends RawRemoteFlags {
   notifyTimeout?: string;
   worktree?: boolean;
   keepWorktree?: boolean;
+  worktreeParent?: string;
   /** several changes at once */
   parallel?: string;
   all?: boolean;
@@ -182,6 +183,9 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
 }
 
+const WORKTREE_PARENT_HELP =
+  'the folder the worktrees are made in, as <dir>/<repo>.ralph/<change> (default: the folder holding your repository)';
+
 /**
  * `run` and `resume`: a worktree of its own per run, several changes at once. The UI (the
  * bare command) takes `--parallel` only: it starts the runs it is asked to in worktrees.
@@ -195,6 +199,7 @@ export function addWorktreeOptions(cmd: Command): Command {
       ),
     )
     .addOption(new Option('--keep-worktree', "leave the run's worktree in place when it ends"))
+    .addOption(new Option('--worktree-parent <dir>', WORKTREE_PARENT_HELP))
     .addOption(
       new Option('--all', 'every change with stories left (run), every recorded run (resume)'),
     )
@@ -218,6 +223,7 @@ export function addUiWorktreeOptions(cmd: Command): Command {
         "changes started together from the list: leave each run's worktree in place when it ends",
       ),
     )
+    .addOption(new Option('--worktree-parent <dir>', WORKTREE_PARENT_HELP))
     .addOption(
       new Option(
         '--parallel <n>',
@@ -332,6 +338,8 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     fallbacks,
     worktree: flags.worktree === true,
     keepWorktree: flags.keepWorktree === true,
+    // Absolute: made so where the settings are read (settings/load.ts, `withSettings`).
+    worktreeParent: flags.worktreeParent ?? null,
     ...remoteOptions(flags),
     intentGiven: intentGiven(flags),
   };

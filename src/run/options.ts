@@ -78,6 +78,11 @@ export interface RunOptions {
   /** `--keep-worktree`: the run's worktree stays when the run ends. */
   keepWorktree: boolean;
   /**
+   * `--worktree-parent <dir>` (an absolute path): the folder the `<repo>.ralph/<change>`
+   * worktrees are made in; null = the folder holding the user's repository.
+   */
+  worktreeParent: string | null;
+  /**
    * `--push <remote>`: the run's refs and record go to this remote after every step, and the
    * change is claimed there first (docs/contract.md, "Beyond one machine"); null = local only.
    */

@@ -57,6 +57,7 @@ async function homeRun(observeSteps: StepObserver) {
       { timeoutMs: 30_000, baseEnv: process.env },
     ),
     homeRoot: root,
+    parent: null,
     change: 'journal',
     sha,
     changeDir: join(root, 'openspec/changes/journal'),

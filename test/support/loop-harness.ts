@@ -74,6 +74,7 @@ export class LoopHarness extends LoopFixture {
       force: false,
       worktree: false,
       keepWorktree: false,
+      worktreeParent: null,
       ...REMOTE_DEFAULTS,
       ...UNATTENDED_DEFAULTS,
       intentGiven: new Set(INTENT_KEYS),

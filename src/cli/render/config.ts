@@ -31,6 +31,7 @@ const DEFAULT_TEXT: Readonly<Record<SettingName, string>> = {
   'on-complete': 'ask on a terminal, else keep',
   'command-timeout': formatDuration(DEFAULT_RUN_OPTIONS.commandTimeoutMs),
   parallel: String(PARALLEL_LIMITS.default),
+  'worktree-parent': 'the folder holding the repository',
 };
 
 export interface EffectiveSetting {

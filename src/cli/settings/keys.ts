@@ -4,6 +4,7 @@ import {
   parseCommandLine,
   parseCount,
   parseDuration,
+  parseFolder,
   parseName,
   parsePositiveDuration,
 } from '../options.js';
@@ -67,6 +68,7 @@ export const SETTING_KEYS = {
   'on-complete': one('onComplete', (t, n) => parseChoice(t, ON_COMPLETE, n), false),
   'command-timeout': one('commandTimeout', parsePositiveDuration, false),
   parallel: one('parallel', (t, n) => parseParallel(t, n), false),
+  'worktree-parent': one('worktreeParent', parseFolder, false),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingName = keyof typeof SETTING_KEYS;

@@ -69,7 +69,25 @@ export async function withSettings(
 ): Promise<MergedSettings & { places: SettingsPlaces }> {
   const places = await settingsPlaces(cwd, env);
   const files = await readSettingsFiles(places);
-  return { ...mergeSettings(flags, files, mode), places };
+  const merged = mergeSettings(flags, files, mode);
+  const parent = merged.flags.worktreeParent;
+  if (parent !== undefined) {
+    const source = merged.sources.get('worktree-parent');
+    merged.flags.worktreeParent =
+      source?.kind === 'file' ? fileFolder(parent, places, env) : path.resolve(cwd, parent);
+  }
+  return { ...merged, places };
+}
+
+/**
+ * A folder named in a settings file, as an absolute path: `~/` is the user's home (no shell
+ * reads the file to expand it), and a relative path starts at the repository's top, where the
+ * team's file is, whichever folder the command was started in.
+ */
+function fileFolder(value: string, places: SettingsPlaces, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
+  if (value === '~' || value.startsWith('~/')) return path.join(home, value.slice(1));
+  return path.resolve(places.root ?? path.dirname(places.user), value);
 }
 
 /** A file's text, or null when there is none; any other failure is the user's to fix. */

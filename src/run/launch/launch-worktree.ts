@@ -50,7 +50,7 @@ interface Where {
  * worktree at the user's HEAD with the change's folder as the user has it, and locks it.
  */
 export async function prepareWorktreeStart(
-  where: Where & { keepWorktree: boolean },
+  where: Where & { keepWorktree: boolean; worktreeParent: string | null },
   notice: (message: string) => void,
 ): Promise<WorktreeStart> {
   const { repo, ctx } = await homeRepo(where);
@@ -72,6 +72,7 @@ export async function prepareWorktreeStart(
   const dir = await createRunWorktree({
     homeCtx: ctx,
     homeRoot: repo.root,
+    parent: where.worktreeParent,
     change: where.change,
     sha: head.sha,
     changeDir,

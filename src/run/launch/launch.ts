@@ -251,7 +251,7 @@ async function startOrReopen(
       if (options.worktree) leaveStart = await hooks.enterStart?.();
       if (options.worktree) {
         const prepared = await prepareWorktreeStart(
-          { ...where, keepWorktree: options.keepWorktree },
+          { ...where, keepWorktree: options.keepWorktree, worktreeParent: options.worktreeParent },
           hooks.notice,
         );
         place = prepared;
