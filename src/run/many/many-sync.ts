@@ -1,29 +1,5 @@
 /** The small synchronisation pieces several runs in one process need (run/many.ts). */
 
-/** At most `size` holders at once; the others wait in the order they asked. */
-export class Semaphore {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  /** Resolves with the function that gives the place back (once; later calls do nothing). */
-  async acquire(): Promise<() => void> {
-    if (this.free > 0) this.free -= 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free += 1;
-    };
-  }
-}
-
 /** Resolves once `count` arrivals were made (at once for a count of 0). */
 export class EndBarrier {
   private left: number;

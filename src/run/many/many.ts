@@ -1,11 +1,14 @@
 import { userMessageOf } from '../../core/error-details.js';
 import { RalphError } from '../../core/errors.js';
 import type { CompletionChoice, RunOutcome } from '../../core/events.js';
+import type { Footprint } from '../../core/footprint.js';
 import { mostSeriousExit } from '../../core/many-exit.js';
 import { ralphBranch } from '../../checkpoint/index.js';
 import { AccountPause } from '../account-pause.js';
 import { launchRun } from '../launch/launch.js';
-import { EndBarrier, Semaphore, SerialQueue, TurnQueue } from './many-sync.js';
+import { FootprintSlots } from './footprint-slots.js';
+import { estimateFootprints } from './footprints.js';
+import { EndBarrier, SerialQueue, TurnQueue } from './many-sync.js';
 import type {
   ManyRunEnd,
   ManyRunHooks,
@@ -23,7 +26,7 @@ import { checkMerges } from './merge-check.js';
  * the user's work tree).
  */
 export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise<ManyRunResult> {
-  const slots = new Semaphore(Math.max(1, req.parallel));
+  const slots = await footprintSlots(req, hooks);
   const barrier = new EndBarrier(req.changes.length);
   // The choices are applied one run after another, in the merge check's order when it found one
   // (each cleanup then applies onto what the one before brought home), else in the order given:
@@ -47,7 +50,7 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
   const asked = req.starts ?? { changes: [], options: req.options };
   const one = async (change: string): Promise<ManyRunEnd> => {
     const starting = asked.changes.includes(change);
-    const release = await slots.acquire();
+    const release = await slots.acquire(change);
     // Once its loop has ended a run no longer works: its slot goes to the next change.
     let ended = false;
     const loopEnded = (): void => {
@@ -103,6 +106,45 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
 
   const runs = await Promise.all(req.changes.map(one));
   return { exitCode: mostSeriousExit(runs.map((r) => r.exitCode)), runs };
+}
+
+/**
+ * The places of the runs, given by footprint when some changes wait for one (more changes than
+ * `--parallel`): a change waits while another that shares no path with the running ones can go.
+ * Each change that waits, or starts beside one it shares paths with, is said once.
+ */
+async function footprintSlots(req: ManyRunRequest, hooks: ManyRunHooks): Promise<FootprintSlots> {
+  const parallel = Math.max(1, req.parallel);
+  const footprints =
+    req.changes.length > parallel && parallel > 1
+      ? await estimateFootprints({
+          cwd: req.cwd,
+          changes: req.changes,
+          timeoutMs: req.options.commandTimeoutMs,
+          env: req.env,
+        })
+      : new Map<string, Footprint>();
+  const said = new Set<string>();
+  const shared = (paths: readonly string[]): string =>
+    paths.length > 3
+      ? `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more`
+      : paths.join(', ');
+  return new FootprintSlots(parallel, req.changes, footprints, (next) => {
+    for (const { change, overlap } of next.passed) {
+      if (said.has(change)) continue;
+      said.add(change);
+      hooks.notice(
+        change,
+        `waits: it names ${shared(overlap.paths)}, which ${overlap.with} (running) names too; ${next.change} starts first`,
+      );
+    }
+    if (next.overlap !== null) {
+      hooks.notice(
+        next.change,
+        `starts beside ${next.overlap.with}, though both name ${shared(next.overlap.paths)}: every change left waiting does`,
+      );
+    }
+  });
 }
 
 /**
