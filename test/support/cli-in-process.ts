@@ -12,7 +12,7 @@ export interface InProcessCliRun {
 
 /**
  * `ralphtool <args>` run inside the test process: the same program (runProgram, as
- * src/cli/main.ts calls it) with stdout and stderr captured and an empty stdin that is not a
+ * src/cli/entry.ts calls it) with stdout and stderr captured and an empty stdin that is not a
  * terminal. For what the CLI decides before any process matters (refusals of bad usage);
  * git's environment is the test process's own, so a test that needs git to see other
  * variables (GIT_CEILING_DIRECTORIES…) spawns the CLI instead.
