@@ -1,5 +1,5 @@
 import { ON_PATH, reachable } from '../../core/reach.js';
-import { recordedRunMarks } from '../../run/launch/finish-run.js';
+import { recordedRunMarks } from '../../run/recorded-marks.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import { changeRelativePath, invalidChangeFolders, listChanges } from '../../openspec/changes.js';

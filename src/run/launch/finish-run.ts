@@ -1,13 +1,8 @@
 import type { CompletionChoice } from '../../core/events.js';
-import { runMark, type RunMark } from '../../core/run-mark.js';
-import { openRun, readRunState, runPaths, runsRoot } from '../../checkpoint/index.js';
-import { isValidChangeName } from '../../core/change-name.js';
-import { locateRepo } from '../../git/repo.js';
+import { openRun } from '../../checkpoint/index.js';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { openWorktreePlace, recordedHome, type WorktreePlace } from './launch-worktree.js';
 import { withHomeLock } from '../home-lock.js';
-import { readLock } from '../lock.js';
 import { repairNotice, userTasksNotice } from '../repair-notice.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
 
@@ -101,25 +96,4 @@ export async function finishRecordedRun(req: FinishRequest): Promise<FinishDone>
 function keptWorktree(root: string | undefined): string {
   if (root === undefined) return '';
   return existsSync(root) ? `; its worktree stays at ${root}` : `; its worktree ${root} is removed`;
-}
-
-/** Changes whose run is recorded and waits for the user (finished and kept too), with their mark; unreadable ones are left out. */
-export async function recordedRunMarks(
-  cwd: string,
-  timeoutMs: number,
-  env: NodeJS.ProcessEnv,
-): Promise<Record<string, RunMark>> {
-  const repo = await locateRepo({ cwd, timeoutMs, baseEnv: env });
-  if (!repo) return {};
-  const names = await readdir(runsRoot(repo.gitCommonDir)).catch(() => [] as string[]);
-  const marks: Record<string, RunMark> = {};
-  for (const change of names.filter(isValidChangeName)) {
-    const paths = runPaths(repo.gitCommonDir, change);
-    // A run another ralphtool is working on now is not waiting for anyone.
-    if ((await readLock(paths.lock).catch(() => null))?.kind === 'held') continue;
-    const state = await readRunState(paths.state).catch(() => null);
-    const mark = state === null ? null : runMark(state);
-    if (mark !== null) marks[change] = mark;
-  }
-  return marks;
 }
