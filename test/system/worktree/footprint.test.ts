@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Step } from '../../support/fake-agent.js';
-import { succeed } from '../../run/helpers.js';
-import { ManyFixture } from './many-fixture.js';
+import { ManyFixture, slowSucceed } from './many-fixture.js';
 
 // Several runs scheduled by footprint (docs/contract.md, "Several changes at once"): a change
 // that names a path a running change names waits while another can go.
@@ -11,10 +9,6 @@ afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
-
-function slowSucceed(file: string, content: string): Step[] {
-  return [{ sleep: 300 }, ...succeed(file, content)];
-}
 
 interface Event {
   type: string;

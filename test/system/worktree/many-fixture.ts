@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { runCli, type CliRun } from '../../support/cli.js';
 import { ChangeFixture } from '../../support/change-fixture.js';
-import { fakeAgentFlags, stories, type Scenario } from '../../support/fake-agent.js';
+import { fakeAgentFlags, stories, type Scenario, type Step } from '../../support/fake-agent.js';
+import { succeed } from '../../run/helpers.js';
 import { LiveCli } from '../../support/live-cli.js';
 import { makeManyChangeRepo } from '../../support/temp-repo.js';
 
@@ -54,4 +55,9 @@ export class ManyFixture extends ChangeFixture {
     if (result.exitCode !== 0) throw new Error(`status failed: ${result.stderr}`);
     return JSON.parse(result.stdout) as { runs: Record<string, unknown>[] };
   }
+}
+
+/** A story's attempt that takes a moment (the user keeps working meanwhile), then succeeds. */
+export function slowSucceed(file: string, content: string): Step[] {
+  return [{ sleep: 400 }, ...succeed(file, content)];
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Step } from '../../support/fake-agent.js';
 import { quote, succeed } from '../../run/helpers.js';
-import { ManyFixture } from './many-fixture.js';
+import { ManyFixture, slowSucceed } from './many-fixture.js';
 
 // `run a b c` (docs/contract.md, "Several changes at once"): one ralphtool, several loops, each
 // change in a worktree of its own; spawned CLI, the executable fake agent, real git.
@@ -13,11 +13,6 @@ afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
-
-/** A story's attempt that takes a moment (the user keeps working meanwhile), then succeeds. */
-function slowSucceed(file: string, content: string): Step[] {
-  return [{ sleep: 400 }, ...succeed(file, content)];
-}
 
 const FAIL: Step[] = [{ say: 'cannot' }, { signal: 'FAILED: not possible' }];
 
