@@ -205,6 +205,8 @@ export const runStateSchema = z.object({
       maxWaitMs: z.number().int().min(0),
       /** Where the run was started from: a relative `--agent-command` program is found there. */
       baseDir: z.string().min(1),
+      /** The project's prompt template the run started with; absent or null: the built-in one. */
+      promptTemplate: z.string().nullable().optional(),
     })
     // The record holds every part of the intent core/run-intent.ts defines (checked by the type).
     .optional() satisfies z.ZodType<(RunIntent & { baseDir: string }) | undefined>,

@@ -63,6 +63,8 @@ export interface RawRunFlags extends RawRemoteFlags {
   /** resume only */
   answer?: string;
   answerFile?: string;
+  /** Not a flag: the repository's checked `.ralphtool/prompt.md` (cli/settings/load.ts). */
+  promptTemplate?: string;
 }
 
 export const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
@@ -342,6 +344,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     worktreeParent: flags.worktreeParent ?? null,
     ...remoteOptions(flags),
     intentGiven: intentGiven(flags),
+    promptTemplate: flags.promptTemplate ?? null,
   };
 }
 

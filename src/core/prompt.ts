@@ -1,5 +1,6 @@
 import type { Requirement, Scenario, Story } from './change.js';
 import type { AttemptFailure, FailureKind } from './events.js';
+import { fillTemplate, PLACEHOLDERS, type Placeholder } from './prompt-template.js';
 
 export interface PromptChangePaths {
   /** Paths relative to the repository root, POSIX separators. */
@@ -32,6 +33,11 @@ export interface PromptInput {
   answer?: { question: string; text: string } | null;
   /** The project's own instructions for agents (`.ralphtool/instructions.md`), when it has any. */
   instructions?: string | null;
+  /**
+   * The project's template (`.ralphtool/prompt.md`, checked by core/prompt-template.ts), recorded
+   * with the run's intent; null or absent: the built-in prompt.
+   */
+  template?: string | null;
 }
 
 /**
@@ -53,20 +59,28 @@ const MAX_LEARNINGS_CHARS = 16_000;
 
 /** Builds the agent's prompt for one attempt (docs/contract.md, "The prompt"): pure, deterministic. */
 export function buildPrompt(input: PromptInput): string {
-  const sections = [
-    storyHeader(input),
-    answerSection(input),
-    previousFailureSection(input),
-    taskSection(input),
-    tasksChecklist(input),
-    changeLocation(input),
-    scenariosSection(input),
-    verifySection(input),
-    instructionsSection(input),
-    learningsSection(input),
-    signalsSection(),
-  ];
+  const parts = promptParts(input);
+  if (input.template) return fillTemplate(input.template, parts);
+  // The built-in prompt is the template naming every part in order.
+  const sections = PLACEHOLDERS.map((name) => parts[name]);
   return `${sections.filter((s) => s !== null).join('\n\n')}\n`;
+}
+
+/** Each placeholder's part of the prompt; null when it has nothing to say for this attempt. */
+function promptParts(input: PromptInput): Record<Placeholder, string | null> {
+  return {
+    story: storyHeader(input),
+    answer: answerSection(input),
+    'previous-failure': previousFailureSection(input),
+    scope: taskSection(input),
+    tasks: tasksChecklist(input),
+    change: changeLocation(input),
+    scenarios: scenariosSection(input),
+    verify: verifySection(input),
+    instructions: instructionsSection(input),
+    learnings: learningsSection(input),
+    signals: signalsSection(),
+  };
 }
 
 function storyHeader({ story, changeName, attempt, maxAttempts }: PromptInput): string {

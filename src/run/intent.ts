@@ -25,7 +25,12 @@ export function intentOf(options: RunOptions): RunIntent {
 
 /** The record of the intent a run goes on with, and where its relative programs are found. */
 export function intentRecord(options: RunOptions, baseDir: string): IntentRecord {
-  return { ...intentOf(options), verify: [...options.verify], baseDir };
+  return {
+    ...intentOf(options),
+    verify: [...options.verify],
+    baseDir,
+    promptTemplate: options.promptTemplate ?? null,
+  };
 }
 
 /** What a resume works with: its options with the recorded intent, and the programs' folder. */
@@ -49,7 +54,7 @@ export function continuedOptions(
 ): ContinuedRun {
   const recorded = state?.intent ?? null;
   if (recorded === null) return { options, baseDir: cwd };
-  const { baseDir, ...intent } = recorded;
+  const { baseDir, promptTemplate, ...intent } = recorded;
   const { intent: next, changes } = continueIntent(intent, intentOf(options), options.intentGiven);
   for (const change of changes) notice(describeChange(change));
   const agent = next.agent as AgentKind;
@@ -61,7 +66,14 @@ export function continuedOptions(
   // A folder of another machine (`resume --from`) is not here: the program is found from here.
   const fromHere = options.intentGiven.has('agentCommand') || !existsSync(baseDir);
   return {
-    options: { ...options, ...next, agent, verify: [...next.verify] },
+    // The template the run started with, never the file as it is now.
+    options: {
+      ...options,
+      ...next,
+      agent,
+      verify: [...next.verify],
+      promptTemplate: promptTemplate ?? null,
+    },
     baseDir: fromHere ? cwd : baseDir,
   };
 }

@@ -98,6 +98,11 @@ export interface RunOptions {
    * replaces only those in the recorded intent and goes on with the rest as the run started.
    */
   intentGiven: ReadonlySet<IntentKey>;
+  /**
+   * The project's prompt template (`.ralphtool/prompt.md`), read once as the run starts and
+   * recorded with its intent; null or absent: the built-in prompt.
+   */
+  promptTemplate?: string | null;
 }
 
 /** The remote options when no flag gives them: local only. */

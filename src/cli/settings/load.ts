@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { messageOf } from '../../core/error-details.js';
+import { templateProblem } from '../../core/prompt-template.js';
 import { locateRepo } from '../../git/repo.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import type { RawRunFlags } from '../run-flags.js';
@@ -76,6 +77,9 @@ export async function withSettings(
     merged.flags.worktreeParent =
       source?.kind === 'file' ? fileFolder(parent, places, env) : path.resolve(cwd, parent);
   }
+  // A new run reads the template once; a resume goes on with the one its intent recorded.
+  const template = mode === 'start' ? await readPromptTemplate(places.root) : null;
+  if (template !== null) merged.flags = { ...merged.flags, promptTemplate: template };
   return { ...merged, places };
 }
 
@@ -98,4 +102,19 @@ export async function readOptional(file: string): Promise<string | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new UsageError(`${file}: cannot read it: ${messageOf(error)}`);
   }
+}
+
+/**
+ * The repository's `.ralphtool/prompt.md`, checked (core/prompt-template.ts): its text, or null
+ * when the repository has none (the built-in prompt). A template that lacks a required
+ * placeholder or names an unknown one is refused here, before anything changes.
+ */
+export async function readPromptTemplate(root: string | null): Promise<string | null> {
+  if (root === null) return null;
+  const file = path.join(root, PROJECT_FOLDER, 'prompt.md');
+  const text = await readOptional(file);
+  if (text === null) return null;
+  const problem = templateProblem(text, file);
+  if (problem !== null) throw new UsageError(problem);
+  return text;
 }

@@ -131,6 +131,7 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
     },
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },
     instructions: plan.instructions ?? null,
+    template: options.promptTemplate ?? null,
   });
   // The backend writes the prompt to plan.promptPath (its RALPHTOOL_PROMPT_FILE), once.
 
