@@ -1,3 +1,4 @@
+import { groupOptions } from './help-groups.js';
 import { environmentFailure } from '../core/error-details.js';
 import { clean } from '../format/text.js';
 import path from 'node:path';
@@ -70,22 +71,24 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       setExit(await showCommand(io, { cwd: cwdOf(cmd), change, json: opts.json === true }));
     });
 
-  addPushOptions(
-    addWorktreeOptions(
-      addRunOptions(
-        program
-          .command('run')
-          .option('-C, --cwd <dir>', 'run as if started in <dir>')
-          .description(
-            'run the loop on a change; on several (or --all) at once, each in a worktree of its own',
-          )
-          .argument('[changes...]', 'change names')
-          .addOption(
-            new Option(
-              '--force',
-              'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
+  groupOptions(
+    addPushOptions(
+      addWorktreeOptions(
+        addRunOptions(
+          program
+            .command('run')
+            .option('-C, --cwd <dir>', 'run as if started in <dir>')
+            .description(
+              'run the loop on a change; on several (or --all) at once, each in a worktree of its own',
+            )
+            .argument('[changes...]', 'change names')
+            .addOption(
+              new Option(
+                '--force',
+                'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
+              ),
             ),
-          ),
+        ),
       ),
     ),
   ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
@@ -93,23 +96,25 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'start' }));
   });
 
-  addFromOption(
-    addPushOptions(
-      addWorktreeOptions(
-        addAnswerOptions(
-          addRunOptions(
-            program
-              .command('resume')
-              .option('-C, --cwd <dir>', 'run as if started in <dir>')
-              .description(
-                'continue an interrupted run from its last checkpoint, with the options it was started with and your own edits of tasks.md since it stopped (several, or --all)',
-              )
-              .argument('[changes...]', 'change names'),
+  groupOptions(
+    addFromOption(
+      addPushOptions(
+        addWorktreeOptions(
+          addAnswerOptions(
+            addRunOptions(
+              program
+                .command('resume')
+                .option('-C, --cwd <dir>', 'run as if started in <dir>')
+                .description(
+                  'continue an interrupted run from its last checkpoint, with the options it was started with and your own edits of tasks.md since it stopped (several, or --all)',
+                )
+                .argument('[changes...]', 'change names'),
+            ),
           ),
         ),
       ),
+      'continue it here',
     ),
-    'continue it here',
   ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');
     setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'resume' }));
