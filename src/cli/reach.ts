@@ -14,5 +14,6 @@ export function reachFrom(script: string | undefined, env: NodeJS.ProcessEnv, cw
     ralphtoolOnPath: findProgram('ralphtool', env, cwd) !== null,
     viaPackageRunner: inNodeModules,
     openspecOnPath: findProgram('openspec', env, cwd) !== null,
+    script: script === undefined ? null : path.resolve(script),
   });
 }

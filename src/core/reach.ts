@@ -1,3 +1,5 @@
+import { shellWord } from './shell-word.js';
+
 /**
  * How the user can reach ralphtool and OpenSpec from their shell, so that a message never
  * tells them to run a command their shell does not have: `npx ralphtool resume x` when
@@ -7,6 +9,12 @@
 export interface Reach {
   ralphtool: string;
   openspec: string;
+  /**
+   * `node <path of the script>` when ralphtool was run from a checkout (`npm run demo`, `node
+   * dist/cli/main.js`) and is on no PATH, else null: the demo's hints use it, as `npm run demo`
+   * is the README's first command and leaves no `ralphtool` on PATH.
+   */
+  byPath?: string | null;
 }
 
 /** Both on PATH (and what messages said before anyone looked). */
@@ -17,6 +25,8 @@ export interface ReachFacts {
   /** Run through npx / npm exec, or from a node_modules folder. */
   viaPackageRunner: boolean;
   openspecOnPath: boolean;
+  /** The script node runs (argv[1]), when known. */
+  script?: string | null;
 }
 
 export function reachOf(facts: ReachFacts): Reach {
@@ -24,6 +34,10 @@ export function reachOf(facts: ReachFacts): Reach {
     // Run from a checkout (`node dist/cli/main.js`) there is no better word than the name.
     ralphtool: facts.ralphtoolOnPath || !facts.viaPackageRunner ? 'ralphtool' : 'npx ralphtool',
     openspec: facts.openspecOnPath ? 'openspec' : 'npx @fission-ai/openspec',
+    byPath:
+      !facts.ralphtoolOnPath && !facts.viaPackageRunner && facts.script
+        ? `node ${shellWord(facts.script)}`
+        : null,
   };
 }
 
@@ -45,10 +59,11 @@ const OPENSPEC_COMMAND = new RegExp(
 export function reachable(text: string, reach: Reach): string {
   let out = text;
   if (reach.ralphtool !== 'ralphtool') {
-    out = out.replace(RALPHTOOL_COMMAND, reach.ralphtool);
+    // A function: a path may hold `$&`, which a replacement string would expand.
+    out = out.replace(RALPHTOOL_COMMAND, () => reach.ralphtool);
   }
   if (reach.openspec !== 'openspec') {
-    out = out.replace(OPENSPEC_COMMAND, reach.openspec);
+    out = out.replace(OPENSPEC_COMMAND, () => reach.openspec);
   }
   return out;
 }

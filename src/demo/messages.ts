@@ -84,7 +84,7 @@ export function demoClosing(closing: DemoClosing): string {
     `  1. ${closing.installClaude}`,
     '     and log in by running `claude` once',
     '  2. in your git repository, create an OpenSpec change with its tasks.md',
-    '     (npx @fission-ai/openspec init, then openspec new change <name>)',
+    '     (`openspec init`, then `openspec new change <name>`)',
     '  3. ralphtool doctor           checks git, claude and the repository',
     '     ralphtool run <change>     runs the loop (or just `ralphtool` for the interactive UI)',
   );

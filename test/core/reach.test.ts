@@ -14,6 +14,24 @@ describe('commands named the way the user can reach them', () => {
     expect(of(false, false)).toBe('ralphtool');
   });
 
+  it('names ralphtool by its path (for the demo) only when run from a checkout and on no PATH', () => {
+    const of = (ralphtoolOnPath: boolean, viaPackageRunner: boolean): string | null | undefined =>
+      reachOf({
+        ralphtoolOnPath,
+        viaPackageRunner,
+        openspecOnPath: true,
+        script: '/home/ann/my tools/ralphtool/dist/cli/main.js',
+      }).byPath;
+    expect(of(false, false)).toBe("node '/home/ann/my tools/ralphtool/dist/cli/main.js'");
+    expect(of(true, false)).toBeNull();
+    expect(of(false, true)).toBeNull();
+    const byPath = { ...ON_PATH, ralphtool: 'node /opt/$&/main.js' };
+    // A path is put in as it is, never read as a replacement pattern.
+    expect(reachable('    ralphtool -C /tmp/d status', byPath)).toBe(
+      '    node /opt/$&/main.js -C /tmp/d status',
+    );
+  });
+
   it('says npx @fission-ai/openspec when openspec is not on PATH', () => {
     const of = (openspecOnPath: boolean): string =>
       reachOf({ ralphtoolOnPath: true, viaPackageRunner: false, openspecOnPath }).openspec;

@@ -6,7 +6,7 @@ import { DEMO_CHANGE } from '../../src/demo/project.js';
 import { splitCommandLine } from '../../src/process/command-line.js';
 import { execProgram } from '../../src/process/exec.js';
 import { parseTasks } from '../../src/openspec/tasks.js';
-import { runCli } from '../support/cli.js';
+import { CLI_PATH, runCli } from '../support/cli.js';
 import { cleanGitEnv } from '../support/temp-repo.js';
 import { demoDirFrom, makeDemoSandbox, type DemoSandbox } from '../demo/helpers.js';
 
@@ -80,9 +80,29 @@ describe('ralphtool demo without a terminal', () => {
 
       expect(out).toContain(`The demo repository stays in place: ${dir}`);
       expect(out).toContain(`git -C ${dir} log --oneline ${BRANCH}`);
-      expect(out).toContain(`ralphtool -C ${dir} status`);
-      expect(out).toContain('ralphtool run <change>');
+      // Run from the checkout, with no ralphtool on PATH (as after `npm ci && npm run demo`):
+      // the hints name it by its path, and work as printed.
+      const self = `node ${CLI_PATH}`;
+      expect(out).toContain(`${self} run <change>`);
+      expect(out).not.toMatch(/^ +ralphtool /m);
       expect(out).toContain('npm install -g @anthropic-ai/claude-code');
+      const hint = new RegExp(
+        `^ +(${self.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} -C \\S+ status)$`,
+        'm',
+      );
+      const printed = hint.exec(out)?.[1];
+      expect(printed, out).toBeDefined();
+      const [program, ...args] = splitCommandLine(printed ?? '');
+      expect(program).toBe('node');
+      const status = await execProgram(process.execPath, args, {
+        baseEnv: process.env,
+        cwd: sandbox.root,
+        env: sandbox.env,
+        timeoutMs: 60_000,
+        reject: false,
+      });
+      expect(status.exitCode, status.stderr).toBe(0);
+      expect(status.stdout).toContain(DEMO_CHANGE);
     },
     DEMO_RUN_TIMEOUT_MS,
   );

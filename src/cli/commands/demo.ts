@@ -1,4 +1,4 @@
-import { ON_PATH, reachable } from '../../core/reach.js';
+import { ON_PATH, reachable, type Reach } from '../../core/reach.js';
 import { countStories } from '../../core/change.js';
 import { QuitNow } from '../../core/errors.js';
 import { demoAgentCommandLine, demoVerifyCommandLine } from '../../demo/agent-path.js';
@@ -51,10 +51,18 @@ export async function demoCommand(io: CommandIO, opts: { json: boolean }): Promi
     say(`\nThe demo repository is left at ${repo.dir}\n`);
     throw error;
   }
-  say(reachable(await closingText(repo, timeoutMs, io.env), io.reach ?? ON_PATH));
+  say(reachable(await closingText(repo, timeoutMs, io.env), demoReach(io.reach ?? ON_PATH)));
   // After a quit at once the stopped loop may still be winding down: leave now, like the UI does.
   if (code === QUIT_AT_ONCE && interactive) throw new QuitNow(QUIT_AT_ONCE);
   return code;
+}
+
+/**
+ * The demo's hints name ralphtool as the user's shell can run it: `npm run demo` runs it from the
+ * checkout, where no `ralphtool` is on PATH unless `npm link` put it there.
+ */
+function demoReach(reach: Reach): Reach {
+  return reach.byPath ? { ...reach, ralphtool: reach.byPath } : reach;
 }
 
 /** `run`'s options for the demo: the scripted agent, short limits, the project's tests as --verify. */
