@@ -198,6 +198,18 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       setExit(await doctorCommand(io, { cwd: cwdOf(cmd) }));
     });
 
+  program
+    .command('init')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
+    .option('--yes', 'write it without asking (needed without a terminal)')
+    .description(
+      "writes the repository's .ralphtool/config.yaml, commented, from what doctor finds (the agents installed, a verify command inferred from the project); asks first, never overwrites",
+    )
+    .action(async (opts: { yes?: boolean }, cmd: Command) => {
+      const { initCommand } = await import('./commands/init.js');
+      setExit(await initCommand(io, { cwd: cwdOf(cmd), yes: opts.yes === true }));
+    });
+
   addSettingOptions(
     program
       .command('config')

@@ -47,7 +47,7 @@ export function reachOf(facts: ReachFacts): Reach {
  */
 const WHERE_COMMANDS_ARE = '(?<=^[ \\t]*(?:\\d\\. )?|`|: )';
 const RALPHTOOL_COMMAND = new RegExp(
-  `${WHERE_COMMANDS_ARE}ralphtool(?=(?: (?:list|show|run|resume|finish|status|demo|doctor|-C|--help)\\b)|\`)`,
+  `${WHERE_COMMANDS_ARE}ralphtool(?=(?: (?:list|show|run|resume|finish|status|demo|doctor|config|init|report|-C|--help)\\b)|\`)`,
   'gm',
 );
 const OPENSPEC_COMMAND = new RegExp(
