@@ -10,6 +10,7 @@ import { askCompletionChoice } from '../completion-prompt.js';
 import { stopWhenOutputCloses } from '../closed-output.js';
 import type { CommandIO } from '../io.js';
 import { ProgressPrinter } from '../render/progress.js';
+import { SilenceLine } from '../render/silence.js';
 import { parseParallel, toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { headlessQuit } from '../stop-signals.js';
 import { assertDirectory } from './cwd.js';
@@ -68,10 +69,21 @@ async function runOneCommand(
   const printer = new ProgressPrinter(output.write, io.style, reach, {
     cut: io.stdout.isTTY === true,
   });
+  // On a terminal only (never --json, a file or a pipe): a line while the agent is silent.
+  const silence = !options.json && io.stdout.isTTY === true ? new SilenceLine() : null;
   const emit = gateAgentChatter(io.stdout, (event: RunEvent): void => {
+    silence?.see(event, Date.now());
     if (options.json) output.write(toNdjsonLine(timed(event)));
     else printer.handle(event);
   });
+  const beat =
+    silence === null
+      ? null
+      : setInterval(() => {
+          const line = silence.due(Date.now());
+          if (line !== null) output.write(`${io.style.dim(line)}\n`);
+        }, 1000);
+  beat?.unref();
   const {
     quitting,
     quitNow,
@@ -139,6 +151,7 @@ async function runOneCommand(
     if (options.json) emit({ type: 'error', message, fatal: true });
     throw error;
   } finally {
+    if (beat !== null) clearInterval(beat);
     removeSignals();
     output.remove();
   }
