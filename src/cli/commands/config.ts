@@ -3,7 +3,7 @@ import { toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { configJson, effectiveSettings, renderConfig } from '../render/config.js';
 import { checkWithSettings } from '../settings/check.js';
 import { mergeSettings } from '../settings/merge.js';
-import { readSettingsFiles, settingsPlaces } from '../settings/load.js';
+import { readPromptTemplate, readSettingsFiles, settingsPlaces } from '../settings/load.js';
 import { assertDirectory } from './cwd.js';
 
 /**
@@ -17,6 +17,8 @@ export async function configCommand(
   assertDirectory(opts.cwd);
   const places = await settingsPlaces(opts.cwd, io.env);
   const files = await readSettingsFiles(places);
+  // A template a run would refuse is refused here too.
+  await readPromptTemplate(places.root);
   const merged = mergeSettings(opts.flags, files, 'start');
   // The same check a run makes; as if on a terminal, so `on-complete: ask` is shown, not refused.
   checkWithSettings(merged, true);

@@ -104,5 +104,9 @@ describe('ralphtool run with a prompt template', () => {
     expect(f.git('status', '--porcelain')).toBe('');
     expect(f.git('branch', '--list', `ralph/${CHANGE}`)).toBe('');
     expect(existsSync(f.runDir)).toBe(false);
+    // `config`, which says what a run would use, refuses it the same way.
+    const config = await runCli(['config'], { cwd: f.dir, env: f.env() });
+    expect(config.exitCode).toBe(2);
+    expect(config.stderr).toBe(result.stderr);
   });
 });
