@@ -46,6 +46,7 @@ export const OPTION_GROUPS: readonly (readonly [string, Group])[] = [
   ['--parallel', 'several'],
   ['--worktree', 'several'],
   ['--keep-worktree', 'several'],
+  ['--worktree-parent', 'several'],
   ['--push', 'remote'],
   ['--from', 'remote'],
   ['--claim-ttl', 'remote'],
