@@ -49,5 +49,6 @@ export const FEATURE_IMPORTS = {
     status: ['.', 'remote'],
     launch: ['.', 'loop', 'remote', 'unattended'],
     many: ['.', 'launch', 'status'],
+    worker: ['.', 'launch', 'remote'],
   },
 };

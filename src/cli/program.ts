@@ -16,6 +16,7 @@ import {
   type RawRunFlags,
 } from './run-flags.js';
 import type { FinishFlags } from './commands/finish.js';
+import type { WorkerFlags } from './commands/worker.js';
 import { addFromOption, addPushOptions } from './remote-flags.js';
 import { addSettingOptions } from './settings/flags.js';
 
@@ -118,6 +119,27 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
   ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
     const { runCommand } = await import('./commands/run.js');
     setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'resume' }));
+  });
+
+  addRunOptions(
+    program
+      .command('worker')
+      .option('-C, --cwd <dir>', 'run as if started in <dir>')
+      .description(
+        'take up the changes with work left on a git remote one after another (run or resume --from, pushed, kept), until none is left; several workers on several clones share the changes',
+      )
+      .option('--from <remote>', 'the git remote whose changes this worker takes up (required)')
+      .option(
+        '--watch <interval>',
+        'once nothing is left, look again this often instead of ending (Ctrl-C ends the worker)',
+      )
+      .option(
+        '--claim-ttl <duration>',
+        "another machine's claim whose heartbeat is older than this is taken over (default: 15m; this host's, at once when its process is gone)",
+      ),
+  ).action(async (opts: WorkerFlags, cmd: Command) => {
+    const { workerCommand } = await import('./commands/worker.js');
+    setExit(await workerCommand(io, { cwd: cwdOf(cmd), flags: opts }));
   });
 
   program

@@ -12,6 +12,8 @@ export interface RemoteRun {
   change: string;
   /** The recorded state; null when the record cannot be read (a newer format, a hand edit). */
   state: RunState | null;
+  /** The record's commit on the remote; null when only a claim is there. */
+  recordSha: string | null;
   /** Who holds the change now; null when nobody does. `info` null: a claim that cannot be read. */
   claim: { sha: string; info: ClaimInfo | null } | null;
 }
@@ -55,6 +57,7 @@ export async function listRemoteRuns(ctx: GitContext, remote: string): Promise<R
     runs.push({
       change,
       state: stateText === null ? null : safeState(stateText, `${remote}:${record}`),
+      recordSha: listed.refs.get(record) ?? null,
       claim: claimSha === undefined ? null : { sha: claimSha, info: safeClaim(claimText) },
     });
   }

@@ -84,7 +84,7 @@ describe('an unknown cost is "—", never $0.00', () => {
     } as unknown as RunState;
     const text = renderRemoteRuns(
       'origin',
-      [{ change: 'add-widgets', state, claim: null }],
+      [{ change: 'add-widgets', state, recordSha: 'a'.repeat(40), claim: null }],
       plainStyle,
       now,
     );

@@ -52,8 +52,8 @@ export async function acquireClaim(
   );
 }
 
-/** Why a claim may be taken over, or null when it may not. */
-function takeable(claim: RemoteClaim, now: Date, ttlMs: number): string | null {
+/** Why a claim may be taken over, or null when it may not (also what a worker judges by). */
+export function takeable(claim: RemoteClaim, now: Date, ttlMs: number): string | null {
   const info = claim.info;
   if (info === null) return null; // written by a newer ralphtool, or by hand: never guessed at
   const age = heartbeatAge(info, now);
@@ -90,6 +90,22 @@ export async function assertRemoteKnown(ctx: GitContext, remote: string): Promis
   );
 }
 
+/** A claim refused because another machine holds the change (a worker then moves on). */
+export class ClaimedElsewhere extends RuntimeError {}
+
+/** Who holds a claim, in one phrase (the refusal, `worker`'s skips). */
+export function claimHolder(
+  remote: string,
+  change: string,
+  claim: { sha: string; info: ClaimInfo | null },
+  now: Date,
+): string {
+  const info = claim.info;
+  return info === null
+    ? `a claim ralphtool cannot read (${claim.sha.slice(0, 8)}; \`git ls-remote ${remote} refs/ralphtool/${change}/claim\`)`
+    : `${info.host} (pid ${info.pid}, since ${info.startedAt}), last heartbeat ${formatDuration(heartbeatAge(info, now))} ago`;
+}
+
 function claimedElsewhere(
   remote: string,
   change: string,
@@ -97,12 +113,8 @@ function claimedElsewhere(
   now: Date,
   ttlMs: number,
 ): RuntimeError {
-  const info: ClaimInfo | null = claim.info;
-  const who =
-    info === null
-      ? `a claim ralphtool cannot read (${claim.sha.slice(0, 8)}; \`git ls-remote ${remote} refs/ralphtool/${change}/claim\`)`
-      : `${info.host} (pid ${info.pid}, since ${info.startedAt}), last heartbeat ${formatDuration(heartbeatAge(info, now))} ago`;
-  return new RuntimeError(
+  const who = claimHolder(remote, change, claim, now);
+  return new ClaimedElsewhere(
     `${change} is claimed on ${remote} by ${who}: another machine is running it. Wait for it to end, or run again once its heartbeat is older than --claim-ttl (${formatDuration(ttlMs)})`,
   );
 }

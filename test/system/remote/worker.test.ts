@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LiveCli } from '../../support/live-cli.js';
+import type { Step } from '../../support/fake-agent.js';
+import { WorkerWorld } from './worker-world.js';
+
+// Pull-mode workers (docs/contract.md, "Pull-mode workers"): `ralphtool worker --from origin`
+// on clones of one bare remote, every machine on this host, the agent the executable fake one.
+
+const DONE: Step[] = [{ tick: 'all' }, { say: 'done' }, { signal: 'COMPLETE' }];
+let world: WorkerWorld | undefined;
+const lives: LiveCli[] = [];
+afterEach(async () => {
+  for (const live of lives.splice(0)) await live.kill9().catch(() => undefined);
+  world?.remove();
+  world = undefined;
+});
+
+function live(l: LiveCli): LiveCli {
+  lives.push(l);
+  return l;
+}
+
+describe('worker --from', () => {
+  it('two workers on two clones finish four changes, each story exactly once', async () => {
+    const changes = { 'add-a': 2, 'add-b': 2, 'add-c': 2, 'add-d': 2 };
+    const w = (world = new WorkerWorld(changes));
+    w.scenarios(Object.fromEntries(Object.keys(changes).map((c) => [c, { '*': DONE }])));
+    const one = live(w.worker(w.clone('one')));
+    const two = live(w.worker(w.clone('two')));
+    const [a, b] = await Promise.all([one.exited, two.exited]);
+    expect({ a: a.code, b: b.code }, `${one.stderr}\n${two.stderr}`).toEqual({ a: 0, b: 0 });
+    // Every story of every change started exactly once, on one machine or the other.
+    const expected = new Map(
+      Object.keys(changes).flatMap((c) => ['1', '2'].map((s) => [`${c}.${s}-1`, 1] as const)),
+    );
+    expect(w.starts()).toEqual(expected);
+    for (const change of Object.keys(changes)) {
+      expect(w.remoteState(change)).toMatchObject({ status: 'finished', choice: 'keep' });
+      expect(w.remote('rev-parse', '--verify', `refs/heads/ralph/${change}`)).toMatch(/^[0-9a-f]{40}/);
+    }
+    // Each change finished by exactly one worker, as its summary event says.
+    const finishedBy = (l: LiveCli): string[] =>
+      (l.events.find((e) => e.type === 'worker.ended')?.taken as { change: string; exitCode: number }[])
+        .filter((t) => t.exitCode === 0)
+        .map((t) => t.change);
+    expect([...finishedBy(one), ...finishedBy(two)].sort()).toEqual(Object.keys(changes));
+    // No claim is left behind.
+    expect(w.remote('for-each-ref', 'refs/ralphtool/*/claim').trim()).toBe('');
+  }, 240_000);
+
+  it('a worker with nothing to do exits 0 and says so', async () => {
+    const w = (world = new WorkerWorld({ 'add-a': 1 }));
+    w.scenarios({ 'add-a': { '*': DONE } });
+    const machine = w.clone('one');
+    const first = await w.on(machine, ['worker', '--from', 'origin', '--agent', 'command', '--agent-command', 'true']);
+    expect(first.exitCode, first.stderr).toBe(0);
+  }, 120_000);
+});
