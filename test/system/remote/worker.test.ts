@@ -47,12 +47,4 @@ describe('worker --from', () => {
     // No claim is left behind.
     expect(w.remote('for-each-ref', 'refs/ralphtool/*/claim').trim()).toBe('');
   }, 240_000);
-
-  it('a worker with nothing to do exits 0 and says so', async () => {
-    const w = (world = new WorkerWorld({ 'add-a': 1 }));
-    w.scenarios({ 'add-a': { '*': DONE } });
-    const machine = w.clone('one');
-    const first = await w.on(machine, ['worker', '--from', 'origin', '--agent', 'command', '--agent-command', 'true']);
-    expect(first.exitCode, first.stderr).toBe(0);
-  }, 120_000);
 });
