@@ -16,13 +16,7 @@ export type WorkAction =
 
 /** Why a change is left alone. */
 export type SkipKind =
-  | 'finished'
-  | 'claimed'
-  | 'needs-person'
-  | 'complete'
-  | 'no-stories'
-  | 'unreadable'
-  | 'tried';
+  'finished' | 'claimed' | 'needs-person' | 'complete' | 'no-stories' | 'unreadable' | 'tried';
 
 export type WorkChoice =
   | { change: string; action: WorkAction; why: string }

@@ -45,8 +45,11 @@ export async function switchAndFastForward(
   sha: string,
 ): Promise<string | null> {
   const exists =
-    (await git(ctx, ['rev-parse', '-q', '--verify', `refs/heads/${branch}`], { allowFailure: true }))
-      .exitCode === 0;
+    (
+      await git(ctx, ['rev-parse', '-q', '--verify', `refs/heads/${branch}`], {
+        allowFailure: true,
+      })
+    ).exitCode === 0;
   const switched = await git(
     ctx,
     exists ? ['switch', '--quiet', '--', branch] : ['switch', '--quiet', '-c', branch, sha],

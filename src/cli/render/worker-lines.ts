@@ -35,12 +35,13 @@ export function workerSummary(result: WorkerResult, remote: string, style: Style
   const lines = [style.bold(`worker on ${remote}:`)];
   const finished = result.taken.filter((t) => t.exitCode === 0);
   const unfinished = result.taken.filter((t) => t.exitCode !== 0);
-  if (result.taken.length === 0) lines.push(`  nothing to do: no change has work left on ${remote}`);
+  if (result.taken.length === 0)
+    lines.push(`  nothing to do: no change has work left on ${remote}`);
   if (finished.length > 0) {
     lines.push(`  finished: ${finished.map((t) => oneLine(t.change)).join(', ')}`);
   }
   for (const t of unfinished) {
-    const why = t.error === null ? EXIT_WORDS[t.exitCode] ?? 'ended' : oneLine(t.error);
+    const why = t.error === null ? (EXIT_WORDS[t.exitCode] ?? 'ended') : oneLine(t.error);
     lines.push(`  not finished: ${oneLine(t.change)}: ${why} (exit ${String(t.exitCode)})`);
   }
   for (const s of result.skipped) {

@@ -8,7 +8,11 @@ import {
   type GitContext,
   type RepoLocation,
 } from '../../checkpoint/index.js';
-import { fetchBranch, remoteDefaultBranch, switchAndFastForward } from '../../git/default-branch.js';
+import {
+  fetchBranch,
+  remoteDefaultBranch,
+  switchAndFastForward,
+} from '../../git/default-branch.js';
 import { remoteContext } from '../../git/remote.js';
 import { isAncestor, locateRepo, resolveCommit } from '../../git/repo.js';
 import { statusEntries } from '../../git/status.js';
@@ -99,7 +103,9 @@ async function onDefaultBranch(ctx: GitContext, remote: string): Promise<string>
       `this work tree has uncommitted changes (${dirty
         .slice(0, 3)
         .map((e) => e.path)
-        .join(', ')}${dirty.length > 3 ? ', …' : ''}): a worker works in a clone of its own; commit or stash them, or start the worker in a fresh clone`,
+        .join(
+          ', ',
+        )}${dirty.length > 3 ? ', …' : ''}): a worker works in a clone of its own; commit or stash them, or start the worker in a fresh clone`,
     );
   }
   const named = await remoteDefaultBranch(ctx, remote);

@@ -49,7 +49,12 @@ export async function runWorker(req: WorkerRequest, hooks: WorkerHooks): Promise
     for (const choice of skipped) {
       if (choice.action !== 'skip' || skipsSaid.get(choice.change) === choice.why) continue;
       skipsSaid.set(choice.change, choice.why);
-      hooks.said({ type: 'worker.skipped', change: choice.change, skip: choice.skip, why: choice.why });
+      hooks.said({
+        type: 'worker.skipped',
+        change: choice.change,
+        skip: choice.skip,
+        why: choice.why,
+      });
     }
     const next = survey.choices.find(
       (c): c is Extract<WorkChoice, { action: WorkAction }> => c.action !== 'skip',
@@ -66,7 +71,8 @@ export async function runWorker(req: WorkerRequest, hooks: WorkerHooks): Promise
     hooks.said({ type: 'worker.took', change: next.change, action: next.action, why: next.why });
     const ran = await takeUp(req, hooks, next.change, next.action);
     if (ran === 'lost' || (ran.error !== null && (await lostMeanwhile(req, survey, next.change)))) {
-      const why = ran === 'lost' ? 'claimed by another machine first' : 'another worker took it first';
+      const why =
+        ran === 'lost' ? 'claimed by another machine first' : 'another worker took it first';
       hooks.said({ type: 'worker.lost', change: next.change, why });
       continue;
     }

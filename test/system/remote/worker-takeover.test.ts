@@ -4,7 +4,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventJson, LiveCli } from '../../support/live-cli.js';
 import type { Step } from '../../support/fake-agent.js';
-import { eventually, groupMembers, killGroup, recordedAgentGroup } from '../../support/processes.js';
+import {
+  eventually,
+  groupMembers,
+  killGroup,
+  recordedAgentGroup,
+} from '../../support/processes.js';
 import { cleanGitEnv } from '../../support/temp-repo.js';
 import type { Machine } from './world.js';
 import { WorkerWorld } from './worker-world.js';

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli, type CliRun } from '../../support/cli.js';
@@ -39,7 +39,11 @@ export class WorkerWorld extends ManyFixture {
   }
 
   /** `ralphtool worker --from origin <args> --json` on a machine, live. */
-  worker(machine: Machine, args: readonly string[] = [], env: Record<string, string> = {}): LiveCli {
+  worker(
+    machine: Machine,
+    args: readonly string[] = [],
+    env: Record<string, string> = {},
+  ): LiveCli {
     return new LiveCli(
       ['worker', '--from', 'origin', ...args, ...fakeAgentFlags(), '--json'],
       machine.dir,
@@ -54,14 +58,14 @@ export class WorkerWorld extends ManyFixture {
 
   /** How many times the fake agent was started, per `<change>.<story>-<attempt>`. */
   starts(): Map<string, number> {
-    let names: string[] = [];
-    try {
-      names = readdirSync(this.logDir).filter((n) => n.startsWith('runs-'));
-    } catch {
-      return new Map();
-    }
+    const names = existsSync(this.logDir)
+      ? readdirSync(this.logDir).filter((n) => n.startsWith('runs-'))
+      : [];
     return new Map(
-      names.map((n) => [n.slice('runs-'.length), readFileSync(path.join(this.logDir, n), 'utf8').length]),
+      names.map((n) => [
+        n.slice('runs-'.length),
+        readFileSync(path.join(this.logDir, n), 'utf8').length,
+      ]),
     );
   }
 

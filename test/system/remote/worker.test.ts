@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LiveCli } from '../../support/live-cli.js';
-import type { Step } from '../../support/fake-agent.js';
+import { fakeAgentFlags, type Step } from '../../support/fake-agent.js';
+import { printedCommands } from '../../support/printed-command.js';
 import { WorkerWorld } from './worker-world.js';
 
 // Pull-mode workers (docs/contract.md, "Pull-mode workers"): `ralphtool worker --from origin`
@@ -36,15 +37,52 @@ describe('worker --from', () => {
     expect(w.starts()).toEqual(expected);
     for (const change of Object.keys(changes)) {
       expect(w.remoteState(change)).toMatchObject({ status: 'finished', choice: 'keep' });
-      expect(w.remote('rev-parse', '--verify', `refs/heads/ralph/${change}`)).toMatch(/^[0-9a-f]{40}/);
+      expect(w.remote('rev-parse', '--verify', `refs/heads/ralph/${change}`)).toMatch(
+        /^[0-9a-f]{40}/,
+      );
     }
     // Each change finished by exactly one worker, as its summary event says.
     const finishedBy = (l: LiveCli): string[] =>
-      (l.events.find((e) => e.type === 'worker.ended')?.taken as { change: string; exitCode: number }[])
+      (
+        l.events.find((e) => e.type === 'worker.ended')?.taken as {
+          change: string;
+          exitCode: number;
+        }[]
+      )
         .filter((t) => t.exitCode === 0)
         .map((t) => t.change);
     expect([...finishedBy(one), ...finishedBy(two)].sort()).toEqual(Object.keys(changes));
     // No claim is left behind.
     expect(w.remote('for-each-ref', 'refs/ralphtool/*/claim').trim()).toBe('');
+  }, 240_000);
+});
+
+describe('a change a person must look at', () => {
+  it('a story that used up its attempts is left by the next worker, whose advice works as printed', async () => {
+    const w = (world = new WorkerWorld({ 'add-a': 1, 'add-b': 1 }));
+    const fails: Step[] = [{ say: 'no way' }, { signal: 'FAILED: cannot do it' }];
+    w.scenarios({ 'add-a': { '*': fails }, 'add-b': { '*': DONE } });
+    const first = live(w.worker(w.clone('one'), ['--max-retries', '0']));
+    const end = await first.exited;
+    // add-a used up its attempts (exit 3), add-b finished: the worker went on after add-a.
+    expect(end.code, first.stderr).toBe(3);
+    expect(first.events.find((e) => e.type === 'worker.ended')).toMatchObject({
+      taken: [
+        { change: 'add-a', exitCode: 3 },
+        { change: 'add-b', exitCode: 0 },
+      ],
+    });
+    const two = w.clone('two');
+    const next = await w.on(two, ['worker', '--from', 'origin']);
+    expect(next.exitCode, next.stderr).toBe(0);
+    const left = /left: add-a: (.*)/.exec(next.stdout)?.[1] ?? '';
+    expect(left).toMatch(/^a story used up its attempts: a person decides/);
+    // The advice, run as printed (with the fake agent, now able to do it).
+    const [advice] = printedCommands(left, 'ralphtool');
+    expect(advice).toEqual(['resume', 'add-a', '--from', 'origin']);
+    w.scenarios({ 'add-a': { '*': DONE }, 'add-b': { '*': DONE } });
+    const resumed = await w.on(two, [...(advice ?? []), ...fakeAgentFlags(), '--max-retries', '1']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(w.remoteState('add-a')).toMatchObject({ status: 'finished' });
   }, 240_000);
 });
