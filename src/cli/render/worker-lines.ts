@@ -25,6 +25,8 @@ export function workerLine(event: WorkerEvent, remote: string, style: Style): st
       return `worker: ${name(event.change)} ended with exit ${String(event.exitCode)}${event.error === null ? '' : `: ${oneLine(event.error)}`}`;
     case 'worker.idle':
       return `worker: no change has work left on ${remote}; looking again every ${formatDuration(event.pollMs)} (Ctrl-C ends the worker)`;
+    case 'worker.time-up':
+      return `worker: --max-duration is out: ${name(event.change)} and the rest are left for the next worker`;
     case 'worker.ended':
       return null;
   }

@@ -26,6 +26,8 @@ export type WorkerEvent =
   | { type: 'worker.lost'; change: string; why: string }
   | ({ type: 'worker.ran' } & WorkerTaken)
   | { type: 'worker.idle'; pollMs: number }
+  /** `--max-duration` ran out before this change could be taken up: the worker ends. */
+  | { type: 'worker.time-up'; change: string }
   | ({ type: 'worker.ended' } & WorkerResult);
 
 export interface WorkerResult {
@@ -33,4 +35,6 @@ export interface WorkerResult {
   exitCode: number;
   taken: WorkerTaken[];
   skipped: WorkerSkip[];
+  /** `--max-duration` ran out with work left (exit 5). */
+  timeUp: boolean;
 }

@@ -43,6 +43,10 @@ export async function runWorker(req: WorkerRequest, hooks: WorkerHooks): Promise
   const skipsSaid = new Map<string, string>();
   let skipped: WorkChoice[] = [];
   let idle = false;
+  // `--max-duration` is the worker's: each run gets the time left, none starts once it is out.
+  const deadline =
+    req.options.maxDurationMs === null ? null : now().getTime() + req.options.maxDurationMs;
+  let timeUp = false;
   while (!hooks.stop.aborted) {
     const survey = await surveyRemote(req.place, tried, now());
     skipped = survey.choices.filter((c) => c.action === 'skip' && !tried.has(c.change));
@@ -66,10 +70,16 @@ export async function runWorker(req: WorkerRequest, hooks: WorkerHooks): Promise
       await sleep(req.watchMs, undefined, { signal: hooks.stop }).catch(() => undefined);
       continue;
     }
+    const timeLeft = deadline === null ? null : deadline - now().getTime();
+    if (timeLeft !== null && timeLeft <= 0) {
+      timeUp = true;
+      hooks.said({ type: 'worker.time-up', change: next.change });
+      break;
+    }
     idle = false;
     skipsSaid.delete(next.change);
     hooks.said({ type: 'worker.took', change: next.change, action: next.action, why: next.why });
-    const ran = await takeUp(req, hooks, next.change, next.action);
+    const ran = await takeUp(req, hooks, next.change, next.action, timeLeft);
     if (ran === 'lost' || (ran.error !== null && (await lostMeanwhile(req, survey, next.change)))) {
       const why =
         ran === 'lost' ? 'claimed by another machine first' : 'another worker took it first';
@@ -80,11 +90,13 @@ export async function runWorker(req: WorkerRequest, hooks: WorkerHooks): Promise
     taken.push(ran);
     hooks.said({ type: 'worker.ran', ...ran });
   }
-  const codes = taken.map((t) => t.exitCode);
+  // Work left when the time ran out is a limit reached (exit 5), as for a run.
+  const codes = [...taken.map((t) => t.exitCode), ...(timeUp ? [5] : [])];
   const exitCode = hooks.stop.aborted ? 130 : mostSeriousExit(codes);
   const result: WorkerResult = {
     exitCode,
     taken,
+    timeUp,
     skipped: skipped.flatMap((c) =>
       c.action === 'skip' ? [{ change: c.change, skip: c.skip, why: c.why }] : [],
     ),
@@ -98,6 +110,7 @@ async function takeUp(
   hooks: WorkerHooks,
   change: string,
   action: WorkAction,
+  timeLeftMs: number | null,
 ): Promise<WorkerTaken | 'lost'> {
   const remote = req.place.remote;
   const options: RunOptions = {
@@ -107,6 +120,7 @@ async function takeUp(
     onComplete: 'keep',
     worktree: false,
     force: false,
+    maxDurationMs: timeLeftMs,
   };
   try {
     const exitCode = await launchRun(

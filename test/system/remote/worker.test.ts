@@ -86,3 +86,35 @@ describe('a change a person must look at', () => {
     expect(w.remoteState('add-a')).toMatchObject({ status: 'finished' });
   }, 240_000);
 });
+
+describe('worker --max-duration', () => {
+  it("is the worker's: each run gets the time left, none starts once it is out (exit 5)", async () => {
+    const w = (world = new WorkerWorld({ 'add-a': 2, 'add-b': 1 }));
+    const slow: Step[] = [{ sleep: 1500 }, ...DONE];
+    w.scenarios({ 'add-a': { '*': slow }, 'add-b': { '*': DONE } });
+    const timed = live(w.worker(w.clone('one'), ['--max-duration', '1s']));
+    const end = await timed.exited;
+    expect(end.code, timed.stderr).toBe(5);
+    // add-a stopped at the boundary after its first story, add-b never began.
+    expect(w.remoteState('add-a')).toMatchObject({ status: 'active', outcome: 'time-limit' });
+    expect(timed.events.find((e) => e.type === 'worker.time-up')).toMatchObject({
+      change: 'add-b',
+    });
+    expect(timed.events.find((e) => e.type === 'worker.ended')).toMatchObject({
+      exitCode: 5,
+      timeUp: true,
+      taken: [{ change: 'add-a', exitCode: 5 }],
+    });
+    expect(w.starts()).toEqual(new Map([['add-a.1-1', 1]]));
+    // The next worker goes on with both.
+    const next = live(w.worker(w.clone('two')));
+    expect((await next.exited).code, next.stderr).toBe(0);
+    expect(w.starts()).toEqual(
+      new Map([
+        ['add-a.1-1', 1],
+        ['add-a.2-1', 1],
+        ['add-b.1-1', 1],
+      ]),
+    );
+  }, 240_000);
+});
