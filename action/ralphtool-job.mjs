@@ -5,6 +5,8 @@
 // Environment (the action's inputs):
 //   RALPHTOOL_CLI        ralphtool to run with this node (the action's action/dist/ralphtool.mjs)
 //   INPUT_CHANGE         the change: one of `ralphtool list`'s, else the job fails (exit 2)
+//   INPUT_WORKER         "true": no change; a worker takes up every change with work left
+//                        on the remote, one after another (worker-job.mjs)
 //   INPUT_REMOTE         a remote of the checkout that holds the runs (default: origin)
 //   INPUT_MAX_DURATION   --max-duration of this job, below the runner's job limit (default: 330m)
 //   INPUT_AGENT          the agent (default: claude); installed from npm when not found
@@ -24,21 +26,14 @@
 // time) is not a failure: the next job continues from the remote. Any other non-zero exit
 // fails the job, after the artifacts and the pull request.
 import { spawnSync } from 'node:child_process';
-import {
-  appendFileSync,
-  closeSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, cpSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { ensureAgent, pinnedVersion } from './agent-install.mjs';
-import { ghEnv, ralphtoolEnv } from './job-environment.mjs';
-import { pullRequestBody } from './pull-request-body.mjs';
+import { ralphtoolEnv } from './job-environment.mjs';
+import { pullRequest } from './pull-request.mjs';
+import { workerJob } from './worker-job.mjs';
 
 const actionRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const env = process.env;
@@ -49,7 +44,6 @@ const remote = env.INPUT_REMOTE || 'origin';
 if (!git(['remote']).stdout.split('\n').includes(remote)) {
   fail(`the remote ${JSON.stringify(remote)} is not one of this checkout's (\`git remote -v\`)`);
 }
-const change = validChange(required('INPUT_CHANGE'));
 const maxDuration = env.INPUT_MAX_DURATION || '330m';
 const extra = (env.INPUT_ARGS ?? '')
   .split('\n')
@@ -57,6 +51,28 @@ const extra = (env.INPUT_ARGS ?? '')
   .filter((a) => a !== '');
 const agentAt = extra.indexOf('--agent');
 const agent = agentAt === -1 ? env.INPUT_AGENT || 'claude' : (extra[agentAt + 1] ?? 'claude');
+if ((env.INPUT_WORKER ?? 'false') === 'true') {
+  if (env.INPUT_CHANGE) fail('give either the change or worker: true, not both');
+  // A worker per matrix slot: the changes with work left, one after another.
+  const ran = workerJob({
+    cli,
+    toolEnv,
+    env,
+    remote,
+    log,
+    actionRoot,
+    maxDuration,
+    agent,
+    agentAt,
+    extra,
+  });
+  output('exit-code', String(ran.code));
+  output('finished', String(ran.code === 0));
+  output('artifacts', ran.outDir);
+  output('artifact-name', ran.artifactName);
+  process.exit(ran.code === 0 || ran.code === 5 ? 0 : ran.code);
+}
+const change = validChange(required('INPUT_CHANGE'));
 const outDir = path.join(path.resolve(env.OUT_DIR || 'ralphtool-artifacts'), change);
 mkdirSync(outDir, { recursive: true });
 output('artifacts', outDir);
@@ -106,9 +122,8 @@ if (recordedState?.status === 'finished') {
     cpSync(transcripts, path.join(outDir, 'transcripts'), { recursive: true });
 }
 
-const branch = `ralph/${change}`;
-const onRemote = git(['ls-remote', '--', remote, `refs/heads/${branch}`]).stdout.trim() !== '';
-if ((env.INPUT_PR ?? 'true') === 'true' && onRemote) pullRequest();
+if ((env.INPUT_PR ?? 'true') === 'true')
+  pullRequest({ cli, toolEnv, env, remote, log }, change, outDir);
 
 output('exit-code', String(code));
 output('finished', String(code === 0));
@@ -137,69 +152,6 @@ function remoteRecord() {
   if (status.status !== 0) fail(`could not read the runs on ${remote}: ${status.stderr.trim()}`);
   const run = JSON.parse(status.stdout).runs.find((r) => r.change === change);
   return run?.state ?? null;
-}
-
-/** Opens the pull request from ralph/<change>, or updates its body when one is open. */
-function pullRequest() {
-  const report = spawnSync(process.execPath, [cli, 'report', change, '--markdown'], {
-    encoding: 'utf8',
-    env: toolEnv,
-  });
-  if (report.status !== 0) {
-    log(`no report: ${report.stderr.trim()}`);
-    return;
-  }
-  const runUrl =
-    env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
-      ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
-      : null;
-  const body = path.join(outDir, 'pull-request.md');
-  writeFileSync(body, pullRequestBody(report.stdout, { artifactUrl: runUrl }));
-  const open = gh([
-    'pr',
-    'list',
-    '--head',
-    branch,
-    '--state',
-    'open',
-    '--json',
-    'number',
-    '--jq',
-    '.[0].number // empty',
-  ]);
-  const number = open.stdout.trim();
-  if (number !== '') {
-    gh(['pr', 'edit', number, '--body-file', body]);
-    log(`updated pull request #${number}`);
-    return;
-  }
-  const base = env.INPUT_PR_BASE || defaultBranch();
-  gh([
-    'pr',
-    'create',
-    '--head',
-    branch,
-    '--base',
-    base,
-    '--title',
-    `ralphtool: ${change}`,
-    '--body-file',
-    body,
-  ]);
-  log(`opened a pull request from ${branch} into ${base}`);
-}
-
-function defaultBranch() {
-  const head = git(['symbolic-ref', '--short', `refs/remotes/${remote}/HEAD`]).stdout.trim();
-  return head === '' ? 'main' : head.slice(remote.length + 1);
-}
-
-function gh(args) {
-  const result = spawnSync('gh', args, { encoding: 'utf8', env: ghEnv(env) });
-  if (result.error)
-    throw new Error(`gh could not start: ${result.error.message} (install the GitHub CLI)`);
-  if (result.status !== 0) log(`gh ${args[0]} ${args[1]} failed: ${result.stderr.trim()}`);
-  return result;
 }
 
 function git(args) {

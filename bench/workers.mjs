@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
+import { performance } from 'node:perf_hooks';
 import { benchEnv, git } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
 import { ROOT, cliPath, option } from './lib/args.mjs';

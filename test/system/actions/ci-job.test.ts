@@ -49,6 +49,7 @@ async function job(
   m: Machine,
   gh: { bin: string; log: string },
   maxDuration: string,
+  more: Record<string, string> = {},
 ): Promise<{ exitCode: number; outputs: Record<string, string>; stderr: string; out: string }> {
   const out = path.join(w.scratch, `out-${path.basename(path.dirname(m.dir))}`);
   const outputs = path.join(out, 'github-output');
@@ -66,6 +67,7 @@ async function job(
       INPUT_ARGS: fakeAgentFlags().join('\n'),
       OUT_DIR: out,
       GITHUB_OUTPUT: outputs,
+      ...more,
     },
     timeoutMs: 240_000,
   }).catch((error: unknown) => error as { exitCode: number; stderr: string });
@@ -169,5 +171,36 @@ describe('one job per change, continued by the next job', { timeout: 240_000 }, 
     // A title with a pipe and HTML stays one plain table cell.
     expect(edited[0]?.body).toContain('| 3 | Pipes \\| and &lt;b&gt;tags&lt;/b&gt; | ✅ done |');
     expect(w.remoteRefs().has(`refs/ralphtool/${CHANGE}/claim`)).toBe(false);
+  });
+});
+
+describe('the action as a worker', { timeout: 240_000 }, () => {
+  it('takes up every change with work left, one pull request each; the next slot finds nothing', async () => {
+    const w = (world = new RemoteWorld(CHANGE, stories(1)));
+    // A second change on main, pushed.
+    w.repo.write('openspec/changes/second/proposal.md', '# second\n\nWhy: a test.\n');
+    w.repo.write('openspec/changes/second/tasks.md', '## 1. Story 1\n\n- [ ] 1.1 do it\n');
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'second');
+    w.git('push', '-q', 'origin', 'main');
+    w.scenario({ '1-1': succeed('src/one.txt', 'one\n') });
+    const gh = fakeGh(w);
+    const first = await job(w, w.clone('slot1'), gh, '330m', { INPUT_WORKER: 'true' });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.outputs).toMatchObject({ 'exit-code': '0', finished: 'true' });
+    expect(first.outputs['artifact-name']).toMatch(/^ralphtool-worker-local-1-[0-9a-f]{8}$/);
+    expect(first.stderr).toContain('ralphtool worker --from origin --json --max-duration 330m');
+    const created = calls(gh.log).filter((c) => c.argv[1] === 'create');
+    expect(created.map((c) => c.argv[c.argv.indexOf('--head') + 1]).sort()).toEqual([
+      `ralph/${CHANGE}`,
+      'ralph/second',
+    ]);
+    expect(readdirSync(path.join(first.out, 'worker', 'second', 'transcripts'))).toContain(
+      '1-1.ndjson',
+    );
+    // Another slot: nothing left, it passes without a pull request.
+    const second = await job(w, w.clone('slot2'), gh, '330m', { INPUT_WORKER: 'true' });
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(calls(gh.log).filter((c) => c.argv[1] === 'create')).toHaveLength(2);
   });
 });

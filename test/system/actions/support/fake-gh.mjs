@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A stand-in for the GitHub CLI: records each call (argv, and the body file's text) as one JSON
-// line in $FAKE_GH_LOG, and keeps one pull request in $FAKE_GH_LOG.pr: `pr list` prints its
-// number once `pr create` made it. Anything else succeeds silently.
+// line in $FAKE_GH_LOG, and keeps one pull request per head branch in $FAKE_GH_LOG.pr.<head>:
+// `pr list --head <b>` prints its number once `pr create --head <b>` made it. Anything else
+// succeeds silently.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 
@@ -10,7 +11,8 @@ const log = process.env.FAKE_GH_LOG;
 const at = argv.indexOf('--body-file');
 const body = at === -1 ? null : readFileSync(argv[at + 1], 'utf8');
 appendFileSync(log, `${JSON.stringify({ argv, body })}\n`);
-const pr = `${log}.pr`;
+const head = argv.indexOf('--head') === -1 ? '' : argv[argv.indexOf('--head') + 1];
+const pr = `${log}.pr.${head.replace(/[^A-Za-z0-9-]/g, '_')}`;
 if (argv[0] === 'pr' && argv[1] === 'list' && existsSync(pr)) {
   process.stdout.write(`${readFileSync(pr, 'utf8').trim()}\n`);
 }
