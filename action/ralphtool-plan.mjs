@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The plan job of the example workflow (the `plan` action): the changes with work left, as a
 // JSON array for a job matrix, written as `changes=<json>` to GITHUB_OUTPUT (and to stdout).
-// Work left means: stories left in tasks.md here (`ralphtool list --json`), and no run of the
-// change recorded as finished on the remote (`ralphtool status --remote <remote> --json`): a
-// finished run's pull request is open and waits for a person, so no job is started for it.
+// Work left is what a worker would take up (`ralphtool worker --from <remote> --list --json`,
+// the one rule, core/work-left.ts): stories left here and no run recorded, or a run recorded
+// unfinished that nobody holds; not a finished run (its pull request waits for a person), a
+// live claim, or a run a person must look at first.
 // RALPHTOOL_CLI: ralphtool to run with this node; INPUT_REMOTE (default origin); INPUT_TOKEN
 // to read the remote (as the job does). No shell.
 import { appendFileSync } from 'node:fs';
@@ -16,16 +17,13 @@ if (!cli) fail('RALPHTOOL_CLI is not set');
 const remote = process.env.INPUT_REMOTE || 'origin';
 const env = ralphtoolEnv(process.env);
 
-const { changes } = ralphtool(['list', '--json']);
-const { runs } = ralphtool(['status', '--remote', remote, '--json']);
-const finished = new Set(
-  runs.filter((run) => run.state?.status === 'finished').map((run) => run.change),
-);
-const left = changes
-  .filter((c) => c.stories.done < c.stories.total && !finished.has(c.name))
-  .map((c) => c.name);
-for (const name of changes.map((c) => c.name).filter((n) => finished.has(n))) {
-  process.stderr.write(`ralphtool-plan: ${name}: its run finished on ${remote}, skipped\n`);
+// A job runs a change of this checkout only (`ralphtool list`): a run recorded for a change that
+// is no longer here is a worker's, not a job's.
+const here = new Set(ralphtool(['list', '--json']).changes.map((c) => c.name));
+const { changes } = ralphtool(['worker', '--from', remote, '--list', '--json']);
+const left = changes.filter((c) => c.action !== 'skip' && here.has(c.change)).map((c) => c.change);
+for (const c of changes.filter((c) => c.action === 'skip' && c.skip !== 'complete')) {
+  process.stderr.write(`ralphtool-plan: ${c.change}: ${c.why}, skipped\n`);
 }
 process.stdout.write(`${JSON.stringify(left)}\n`);
 if (process.env.GITHUB_OUTPUT)

@@ -136,6 +136,10 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       .option(
         '--claim-ttl <duration>',
         "another machine's claim whose heartbeat is older than this is taken over (default: 15m; this host's, at once when its process is gone)",
+      )
+      .option(
+        '--list',
+        'only say what a worker would do now with each change of this work tree and each run on the remote (nothing claimed, switched or run)',
       ),
   ).action(async (opts: WorkerFlags, cmd: Command) => {
     const { workerCommand } = await import('./commands/worker.js');

@@ -3,13 +3,14 @@ import { ON_PATH, reachable } from '../../core/reach.js';
 import { UsageError } from '../../core/errors.js';
 import type { RunEvent } from '../../core/events.js';
 import { gateAgentChatter } from '../../run/output-gate.js';
+import { surveyRemote } from '../../run/worker/survey.js';
 import { runWorker } from '../../run/worker/worker.js';
 import type { WorkerEvent } from '../../run/worker/worker-types.js';
 import { stopWhenOutputCloses } from '../closed-output.js';
 import type { CommandIO } from '../io.js';
 import { parsedOr, parsePositiveDuration } from '../options.js';
 import { ManyOutput } from '../render/many-output.js';
-import { workerLine, workerSummary } from '../render/worker-lines.js';
+import { renderWorkList, workerLine, workerSummary } from '../render/worker-lines.js';
 import { remoteName } from '../remote-flags.js';
 import { toRunOptions, type RawRunFlags } from '../run-flags.js';
 import { headlessQuit } from '../stop-signals.js';
@@ -20,6 +21,7 @@ import { assertDirectory } from './cwd.js';
 /** `worker`'s own flags beside the run options. */
 export interface WorkerFlags extends RawRunFlags {
   watch?: string;
+  list?: boolean;
 }
 
 /**
@@ -52,6 +54,19 @@ export async function workerCommand(
   checkWithSettings({ ...settings, flags }, false);
   const options = toRunOptions(flags, false);
   const reach = io.reach ?? ON_PATH;
+  const place = {
+    cwd: opts.cwd,
+    remote,
+    timeoutMs: options.commandTimeoutMs,
+    claimTtlMs: options.claimTtlMs,
+    env: io.env,
+  };
+  if (opts.flags.list === true) {
+    const { choices } = await surveyRemote(place, new Set(), new Date(), true);
+    if (options.json) io.stdout.write(`${JSON.stringify({ remote, changes: choices }, null, 2)}\n`);
+    else io.stdout.write(reachable(renderWorkList(remote, choices, io.style), reach));
+    return 0;
+  }
   const stop = new AbortController();
   const output = stopWhenOutputCloses(
     io.stdout,
@@ -82,13 +97,7 @@ export async function workerCommand(
   try {
     const worked = runWorker(
       {
-        place: {
-          cwd: opts.cwd,
-          remote,
-          timeoutMs: options.commandTimeoutMs,
-          claimTtlMs: options.claimTtlMs,
-          env: io.env,
-        },
+        place,
         options,
         watchMs,
       },

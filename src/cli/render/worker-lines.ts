@@ -1,4 +1,5 @@
-import type { WorkAction } from '../../core/work-left.js';
+import type { WorkAction, WorkChoice } from '../../core/work-left.js';
+import { table } from '../../format/table.js';
 import type { Style } from '../../format/style.js';
 import { oneLine } from '../../format/text.js';
 import { formatDuration } from '../../format/units.js';
@@ -60,3 +61,24 @@ const EXIT_WORDS: Partial<Record<number, string>> = {
   5: 'a limit was reached (resumable)',
   130: 'stopped',
 };
+
+/** `worker --list`: what a worker would do now with each change, one row each. */
+export function renderWorkList(
+  remote: string,
+  choices: readonly WorkChoice[],
+  style: Style,
+): string {
+  if (choices.length === 0) return `no changes here and no runs recorded on ${remote}\n`;
+  const rows = choices.map((c) => [
+    oneLine(c.change),
+    c.action === 'skip'
+      ? 'left'
+      : c.action === 'run'
+        ? 'run'
+        : c.action === 'resume'
+          ? 'resume'
+          : 'resume --from',
+    oneLine(c.why),
+  ]);
+  return `${style.bold(`what a worker on ${remote} would do now`)}\n${table(rows).join('\n')}\n`;
+}

@@ -35,7 +35,8 @@ export interface WorkerPlace {
 
 /** One look at the remote: its default branch, and what to do with each change. */
 export interface Survey {
-  defaultBranch: string;
+  /** The default branch the work tree was brought onto; null for a look that changes nothing. */
+  defaultBranch: string | null;
   choices: WorkChoice[];
   /** The remote's record commit of each change that has one (a race is told by its moving). */
   recordShas: Map<string, string | null>;
@@ -45,17 +46,19 @@ export interface Survey {
  * Brings this work tree onto the remote's default branch (fetched, fast-forwarded), then judges
  * every change of that branch and every run the remote records (core/work-left.ts). `tried`: the
  * changes this worker took up already. Refuses (exit 2) a work tree with changes of its own.
+ * `lookOnly` (`worker --list`): the work tree's changes as they are, nothing switched.
  */
 export async function surveyRemote(
   place: WorkerPlace,
   tried: ReadonlySet<string>,
   now: Date,
+  lookOnly = false,
 ): Promise<Survey> {
   const repo = await locateRepo({ cwd: place.cwd, timeoutMs: place.timeoutMs, baseEnv: place.env });
   if (repo === null) throw notInRepo(place.cwd);
   const engine = engineContext(repo, { timeoutMs: place.timeoutMs, baseEnv: place.env });
   const ctx = remoteContext(engine, remoteTimeoutMs(place.timeoutMs));
-  const defaultBranch = await onDefaultBranch(ctx, place.remote);
+  const defaultBranch = lookOnly ? null : await onDefaultBranch(ctx, place.remote);
   const specRoot = findOpenSpecRoot(place.cwd);
   const here = await listChanges(specRoot);
   const runs = new Map<string, RemoteRun>(

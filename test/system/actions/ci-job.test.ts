@@ -185,7 +185,12 @@ describe('the action as a worker', { timeout: 240_000 }, () => {
     w.git('push', '-q', 'origin', 'main');
     w.scenario({ '1-1': succeed('src/one.txt', 'one\n') });
     const gh = fakeGh(w);
-    const first = await job(w, w.clone('slot1'), gh, '330m', { INPUT_WORKER: 'true' });
+    const slot1 = w.clone('slot1');
+    const both = await job(w, slot1, gh, '330m', { INPUT_WORKER: 'true' });
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('give either the change or worker: true, not both');
+    const asWorker = { INPUT_WORKER: 'true', INPUT_CHANGE: '' };
+    const first = await job(w, slot1, gh, '330m', asWorker);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.outputs).toMatchObject({ 'exit-code': '0', finished: 'true' });
     expect(first.outputs['artifact-name']).toMatch(/^ralphtool-worker-local-1-[0-9a-f]{8}$/);
@@ -199,7 +204,7 @@ describe('the action as a worker', { timeout: 240_000 }, () => {
       '1-1.ndjson',
     );
     // Another slot: nothing left, it passes without a pull request.
-    const second = await job(w, w.clone('slot2'), gh, '330m', { INPUT_WORKER: 'true' });
+    const second = await job(w, w.clone('slot2'), gh, '330m', asWorker);
     expect(second.exitCode, second.stderr).toBe(0);
     expect(calls(gh.log).filter((c) => c.argv[1] === 'create')).toHaveLength(2);
   });

@@ -26,6 +26,18 @@ describe('worker --from', () => {
     const changes = { 'add-a': 2, 'add-b': 2, 'add-c': 2, 'add-d': 2 };
     const w = (world = new WorkerWorld(changes));
     w.scenarios(Object.fromEntries(Object.keys(changes).map((c) => [c, { '*': DONE }])));
+    // --list says what a worker would do, and does nothing.
+    const lister = w.clone('lister');
+    lister.git('switch', '-q', '-c', 'elsewhere');
+    const listed = await w.on(lister, ['worker', '--from', 'origin', '--list', '--json']);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({
+      remote: 'origin',
+      changes: Object.keys(changes).map((change) => ({ change, action: 'run' })),
+    });
+    expect(lister.git('branch', '--show-current').trim()).toBe('elsewhere');
+    expect(w.remote('for-each-ref', 'refs/ralphtool/').trim()).toBe('');
+
     const one = live(w.worker(w.clone('one')));
     const two = live(w.worker(w.clone('two')));
     const [a, b] = await Promise.all([one.exited, two.exited]);
