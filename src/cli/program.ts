@@ -18,6 +18,7 @@ import {
 import type { FinishFlags } from './commands/finish.js';
 import type { WorkerFlags } from './commands/worker.js';
 import { addFromOption, addPushOptions } from './remote-flags.js';
+import { addWorkerOptions } from './worker-flags.js';
 import { addSettingOptions } from './settings/flags.js';
 
 /**
@@ -121,31 +122,6 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'resume' }));
   });
 
-  addRunOptions(
-    program
-      .command('worker')
-      .option('-C, --cwd <dir>', 'run as if started in <dir>')
-      .description(
-        'take up the changes with work left on a git remote one after another (run or resume --from, pushed, kept), until none is left; several workers on several clones share the changes',
-      )
-      .option('--from <remote>', 'the git remote whose changes this worker takes up (required)')
-      .option(
-        '--watch <interval>',
-        'once nothing is left, look again this often instead of ending (Ctrl-C ends the worker)',
-      )
-      .option(
-        '--claim-ttl <duration>',
-        "another machine's claim whose heartbeat is older than this is taken over (default: 15m; this host's, at once when its process is gone)",
-      )
-      .option(
-        '--list',
-        'only say what a worker would do now with each change of this work tree and each run on the remote (nothing claimed, switched or run)',
-      ),
-  ).action(async (opts: WorkerFlags, cmd: Command) => {
-    const { workerCommand } = await import('./commands/worker.js');
-    setExit(await workerCommand(io, { cwd: cwdOf(cmd), flags: opts }));
-  });
-
   program
     .command('finish')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -247,6 +223,20 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
   ).action(async (opts: RawRunFlags, cmd: Command) => {
     const { configCommand } = await import('./commands/config.js');
     setExit(await configCommand(io, { cwd: cwdOf(cmd), flags: opts, json: opts.json === true }));
+  });
+
+  addWorkerOptions(
+    addRunOptions(
+      program
+        .command('worker')
+        .option('-C, --cwd <dir>', 'run as if started in <dir>')
+        .description(
+          'take up the changes with work left on a git remote one after another (run or resume --from, pushed, kept), until none is left; several workers on several clones share the changes',
+        ),
+    ),
+  ).action(async (opts: WorkerFlags, cmd: Command) => {
+    const { workerCommand } = await import('./commands/worker.js');
+    setExit(await workerCommand(io, { cwd: cwdOf(cmd), flags: opts }));
   });
 
   // Any word left for the bare command is a command that does not exist (a typo of one).
