@@ -118,7 +118,12 @@ describe('a worker killed mid-story', { timeout: 240_000 }, () => {
     const second = w.worker(w.clone('two'), ['--claim-ttl', '2s', '--watch', '200ms']);
     lives.push(second);
     await second.waitFor((e) => e.type === 'worker.skipped' && e.skip === 'claimed');
-    const resumed = await second.waitFor((e) => e.type === 'worker.ran' && e.change === CHANGE);
+    const resumed = await second
+      .waitFor((e) => e.type === 'worker.ran' && e.change === CHANGE, 180_000)
+      .catch((error: unknown) => {
+        // What the worker got to, for a run that never ended.
+        throw new Error(`${String(error)}\nevents: ${second.types().join(' ')}`);
+      });
     expect(resumed).toMatchObject({ action: 'resume-from', exitCode: 0 });
     // Taken over only once the heartbeat was older than the TTL, from the planted claim.
     const takenAt = second.events.find((e) => e.type === 'claim.taken');
