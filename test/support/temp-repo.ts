@@ -80,7 +80,7 @@ export function makeChangeRepo(
     [`openspec/changes/${change}/proposal.md`]: `# ${change}\n\nWhy: a test.\n`,
     [`openspec/changes/${change}/tasks.md`]: tasksMarkdown(stories),
     [`openspec/changes/${change}/specs/demo/spec.md`]:
-      '## ADDED Requirements\n\n### Requirement: Demo\n\n#### Scenario: Works\n- **WHEN** it runs\n- **THEN** it works\n',
+      '## ADDED Requirements\n\n### Requirement: Demo\n\nThe demo SHALL work.\n\n#### Scenario: Works\n- **WHEN** it runs\n- **THEN** it works\n',
     ...extraFiles,
   });
 }

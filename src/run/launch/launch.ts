@@ -33,6 +33,7 @@ import {
   type LoopResult,
 } from '../loop/orchestrator.js';
 import { assertAnswerFits } from '../question.js';
+import { assertChangeValid } from './validate-change.js';
 import { pushTarget, type RemoteSession } from '../remote/remote-session.js';
 import { openRunRemote } from '../remote/open-remote.js';
 import { refusePrivateFilesToPush, refusePrivateStartToPush } from '../remote/private-files.js';
@@ -86,6 +87,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   if (req.mode === 'start') {
     const change = await readChange(specRoot, req.change);
     if (!hasWorkLeft(change, specRoot, hooks.notice)) return 0;
+    await assertChangeValid(specRoot, change, req.env);
   }
   // A start checks its agent before anything changes; a resume once it has read the run's intent.
   const startBackends = req.mode === 'start' ? checkedBackends(options, req.env, req.cwd) : null;

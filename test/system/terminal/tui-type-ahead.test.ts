@@ -24,7 +24,7 @@ describe.skipIf(!tmuxAvailable())('keys typed before the UI is ready', () => {
         { title: 'Logout', tasks: ['Clear the session'] },
       ]),
       'openspec/changes/fix-logout/specs/auth/spec.md':
-        '## ADDED Requirements\n\n### Requirement: Logout\n\n#### Scenario: Session cleared\n- **WHEN** the user logs out\n- **THEN** the session is gone\n',
+        '## ADDED Requirements\n\n### Requirement: Logout\n\nThe user SHALL be able to log out.\n\n#### Scenario: Session cleared\n- **WHEN** the user logs out\n- **THEN** the session is gone\n',
     });
     session = TmuxSession.start(`ralphtool-ahead-${process.pid}`, [process.execPath, CLI_PATH], {
       cwd: repo.dir,
