@@ -19,6 +19,12 @@ export function checkpointMessage(storyId: string): string {
   return `checkpoint: ${storyId}`;
 }
 
+/** The whole message: the subject, then the body when there is one (core/checkpoint-body.ts). */
+function checkpointCommitMessage(storyId: string, body: string | undefined): string {
+  const subject = checkpointMessage(storyId);
+  return body === undefined || body === '' ? subject : `${subject}\n\n${body}`;
+}
+
 /**
  * The steps of an accept (plans.ts, `ACCEPT_STEPS`) up to its commit: the whole work tree as one
  * commit on top of the checkpoint, on the run's branch; commits the agent made itself are folded
@@ -31,14 +37,18 @@ export class AcceptGitSteps {
   private own: string | null = null;
   private stopped: string[] = [];
   private made: string | null = null;
+  private readonly storyId: string;
+  private readonly body: string | undefined;
 
   constructor(
     private readonly g: RunGit,
     private readonly checkpoint: string,
-    private readonly storyId: string,
+    { storyId, body }: { storyId: string; body?: string },
     private readonly protect: Protection,
     journal: Journal,
   ) {
+    this.storyId = storyId;
+    this.body = body;
     this.own = stringData(journal.dataOf('find-own-commit'));
     this.stopped = stringsData(journal.dataOf('read-stopped-tracking'));
     this.made = stringData(journal.dataOf('commit'));
@@ -150,7 +160,7 @@ export class AcceptGitSteps {
     const { g, checkpoint, protect } = this;
     return commitEverything(
       g.ctx,
-      checkpointMessage(this.storyId),
+      checkpointCommitMessage(this.storyId, this.body),
       async (listing) => {
         tasksFilesCommitted(g, listing);
         await untrack(g, this.stopped);

@@ -52,9 +52,10 @@ export class CheckpointRun extends GuardedRun {
   async acceptStory(
     storyId: string,
     figures: AttemptFigures,
-    opts: CallOptions = {},
+    opts: CallOptions & { body?: string } = {},
   ): Promise<string> {
-    const step: RunStep = { op: 'accept', storyId, figures };
+    const body = opts.body === undefined || opts.body === '' ? {} : { body: opts.body };
+    const step: RunStep = { op: 'accept', storyId, figures, ...body };
     const protect = await this.protect(
       opts,
       attemptName(storyId, this.current.currentAttempt ?? 0),
@@ -65,7 +66,7 @@ export class CheckpointRun extends GuardedRun {
     const noticesBefore = this.notices.length;
     const g = this.runGit(opts);
     const journal = await Journal.open(this.paths.journal, sequenceName(step), resuming);
-    const steps = new AcceptGitSteps(g, this.checkpointSha, storyId, protect, journal);
+    const steps = new AcceptGitSteps(g, this.checkpointSha, { storyId, ...body }, protect, journal);
     const plan = planAccept({ resumed: resuming, untouched });
     await runSteps(
       journal,
@@ -292,7 +293,10 @@ export class CheckpointRun extends GuardedRun {
       }
       case 'accept':
         // The record of the acceptance was lost with the crash: the same one is written now.
-        await this.acceptStory(requireStory(step), step.figures ?? NO_FIGURES, opts);
+        await this.acceptStory(requireStory(step), step.figures ?? NO_FIGURES, {
+          ...opts,
+          ...(step.body === undefined ? {} : { body: step.body }),
+        });
         break;
       case 'revert':
         await this.revert(requireStory(step), step.attempt ?? 0, opts);

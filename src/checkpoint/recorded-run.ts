@@ -175,6 +175,17 @@ export class RecordedRun {
   }
 
   /** The verify ratchet after a baseline or an accepted attempt (core/verify-ratchet.ts). */
+  /** The verify results of a story's accepted attempt, for `report`. */
+  async recordAcceptedVerify(
+    storyId: string,
+    verify: NonNullable<StoryProgress['verify']>,
+  ): Promise<void> {
+    if (verify.length === 0) return;
+    await this.update((draft) => {
+      draft.stories[storyId] = { ...storyProgress(draft, storyId), verify: [...verify] };
+    });
+  }
+
   async recordVerify(entries: NonNullable<RunState['verify']>): Promise<void> {
     await this.update((draft) => {
       draft.verify = entries;

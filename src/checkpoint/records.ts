@@ -96,7 +96,12 @@ export function recordRevertedAttempt(
   const spent = withFigures(storyProgress(draft, storyId), ending.figures);
   draft.stories[storyId] =
     ending.ended === 'failed'
-      ? { ...spent, attempts: attempt, lastFailure: ending.failure }
+      ? {
+          ...spent,
+          attempts: attempt,
+          lastFailure: ending.failure,
+          failures: [...(spent.failures ?? []), { attempt, ...ending.failure }],
+        }
       : { ...spent, attempts: attempt - 1 };
   if (ending.ended === 'blocked') {
     // The run parks on this question until `resume --answer`; a new one replaces the old.

@@ -28,6 +28,8 @@ const stepSchema = z.object({
   attempt: z.number().int().min(0).optional(),
   /** An accept's attempt figures, so that finishing it after a crash records them too. */
   figures: figuresSchema.optional(),
+  /** An accept's commit body (docs/contract.md, "Accept a story"), so a crash keeps it too. */
+  body: z.string().optional(),
 });
 
 const storyProgressSchema = z.object({
@@ -53,6 +55,31 @@ const storyProgressSchema = z.object({
   flakes: z.number().int().min(0).optional(),
   /** What its accepted attempt changed in the tests, let through, each with what allowed it. */
   testChanges: z.array(z.string()).optional(),
+  /**
+   * Each counted failure of its attempts, in order (for the checkpoint's body and `report`);
+   * missing in records written before it existed. A kind this version does not know is dropped.
+   */
+  failures: z
+    .array(
+      z.object({
+        attempt: z.number().int().min(0),
+        kind: z.enum(FAILURE_KINDS),
+        reason: z.string(),
+      }),
+    )
+    .optional()
+    .catch(undefined),
+  /** The verify results of its accepted attempt; missing when none ran. */
+  verify: z
+    .array(
+      z.object({
+        command: z.string(),
+        passed: z.boolean(),
+        tolerated: z.boolean().optional(),
+        flaky: z.boolean().optional(),
+      }),
+    )
+    .optional(),
 });
 
 const questionSchema = z.object({

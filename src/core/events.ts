@@ -144,6 +144,8 @@ export type RunEvent =
         durationMs?: number;
         /** The agents that ran its attempts so far (with fallback agents), in order of first use. */
         agents?: string[];
+        /** Flaky verify runs of its attempts so far (failed, then passed when run again). */
+        flakes?: number;
       }[];
     }
   | {

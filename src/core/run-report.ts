@@ -1,5 +1,17 @@
 // `ralphtool report`: what a run did, per story, in a form a pull request can show. Pure: built
-// from the run state's figures and the change's story titles.
+// from the run state's figures, the change's story titles and the files the run changed.
+
+import type { AttemptFailure, VerifyResult } from './events.js';
+
+/** One counted failure of a story's attempts. */
+export type ReportFailure = { attempt: number } & AttemptFailure;
+
+/** One file the run changed: lines added and removed (null for a binary file). */
+export interface ReportFile {
+  path: string;
+  added: number | null;
+  removed: number | null;
+}
 
 /** One story's row. */
 export interface ReportStory {
@@ -14,6 +26,10 @@ export interface ReportStory {
   flakes: number;
   /** What its accepted attempt changed in the tests, let through, with what allowed it. */
   testChanges: string[];
+  /** Each counted failure of its attempts, with its reason, in order. */
+  failures: ReportFailure[];
+  /** The verify results of its accepted attempt (none when none ran or it is not done). */
+  verify: VerifyResult[];
 }
 
 export interface RunReport {
@@ -27,6 +43,8 @@ export interface RunReport {
   durationMs: number;
   /** The remote the run pushes to, if any. */
   remote: string | null;
+  /** The files the run changed from where it started to its last checkpoint; null when unknown. */
+  files: ReportFile[] | null;
 }
 
 /** The state's figures as a report; `titles` from the change (an id without one shows the id). */
@@ -47,12 +65,15 @@ export function buildReport(
         durationMs: number;
         flakes?: number | undefined;
         testChanges?: string[] | undefined;
+        failures?: ReportFailure[] | undefined;
+        verify?: RecordedVerify[] | undefined;
       }
     >;
     remote?: { push: string } | null | undefined;
   },
   titles: ReadonlyMap<string, string>,
   order: readonly string[],
+  files: ReportFile[] | null = null,
 ): RunReport {
   const ids = [...order.filter((id) => id in state.stories || titles.has(id))];
   for (const id of Object.keys(state.stories)) if (!ids.includes(id)) ids.push(id);
@@ -67,6 +88,8 @@ export function buildReport(
       durationMs: p?.durationMs ?? 0,
       flakes: p?.flakes ?? 0,
       testChanges: [...(p?.testChanges ?? [])],
+      failures: (p?.failures ?? []).map((f) => ({ ...f })),
+      verify: (p?.verify ?? []).map(verifyResult),
     };
   });
   return {
@@ -79,6 +102,24 @@ export function buildReport(
     costUsd: state.costUsd === 0 ? null : state.costUsd,
     durationMs: stories.reduce((sum, s) => sum + s.durationMs, 0),
     remote: state.remote?.push ?? null,
+    files,
+  };
+}
+
+/** A verify result as the record keeps it (its optional parts possibly undefined). */
+interface RecordedVerify {
+  command: string;
+  passed: boolean;
+  tolerated?: boolean | undefined;
+  flaky?: boolean | undefined;
+}
+
+function verifyResult(v: RecordedVerify): VerifyResult {
+  return {
+    command: v.command,
+    passed: v.passed,
+    ...(v.tolerated === true ? { tolerated: true } : {}),
+    ...(v.flaky === true ? { flaky: true } : {}),
   };
 }
 

@@ -33,6 +33,8 @@ export interface StorySummary {
   lastFailure: string | null;
   /** The agents that ran its attempts, in order of first use (earlier invocations' included). */
   agents: string[];
+  /** Verify runs that failed, then passed when run again (earlier invocations' included). */
+  flakes: number;
 }
 
 export interface RunSummary {
@@ -83,6 +85,7 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
         runningSince: null,
         lastFailure: null,
         agents: s.agents ?? [],
+        flakes: s.flakes ?? 0,
       }));
       return {
         change: event.change,
@@ -136,6 +139,8 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
             ? { attempts: Math.max(0, event.attempt - 1) }
             : {}),
       }));
+    case 'verify.flaky':
+      return update(summary, event.storyId, (s) => ({ ...s, flakes: s.flakes + 1 }));
     case 'story.blocked':
       return update(summary, event.storyId, (s) => ({ ...s, result: 'blocked' }));
     case 'agent.limited':

@@ -108,6 +108,8 @@ describe('revertAttempt', () => {
         costUsd: 0.75,
         durationMs: 3000,
         lastFailure: FAILURE,
+        // Each counted failure is kept, in order (for the checkpoint's body and `report`).
+        failures: [{ attempt: 1, ...FAILURE }],
       });
     },
   );
@@ -138,9 +140,11 @@ describe('acceptStory', () => {
     await run.startAttempt('1', 2);
     await run.recordAgent(4242, 'boot-1:777');
     r.write('done.txt', 'done\n');
-    const sha = await run.acceptStory('1', { costUsd: 0.25, durationMs: 1000 });
+    const body = 'Story one\n\nRalphtool-Change: add-auth\nRalphtool-Story: 1';
+    const sha = await run.acceptStory('1', { costUsd: 0.25, durationMs: 1000 }, { body });
     expect(r.git('rev-parse', 'HEAD')).toBe(sha);
     expect(r.git('log', '-1', '--format=%s')).toBe('checkpoint: 1');
+    expect(r.git('log', '-1', '--format=%B').trim()).toBe(`checkpoint: 1\n\n${body}`);
     const state = await onDisk(run);
     expect(state).toMatchObject({
       checkpointSha: sha,
@@ -157,6 +161,7 @@ describe('acceptStory', () => {
       costUsd: 0.75,
       durationMs: 3000,
       lastFailure: null,
+      failures: [{ attempt: 1, ...FAILURE }],
     });
   });
 });
@@ -186,20 +191,25 @@ describe('an accept interrupted by a crash', () => {
   const figures = { costUsd: 0.25, durationMs: 1000 };
 
   it('is finished with the very record acceptStory writes', async () => {
+    const body = 'Story one\n\nRalphtool-Story: 1';
     const direct = await readyToAccept();
-    await direct.run.acceptStory('1', figures);
+    await direct.run.acceptStory('1', figures, { body });
 
     const crashed = await readyToAccept();
     // The step marker is the accept's first write: a crash right after it leaves this.
     await writeRunState(crashed.run.paths.state, {
       ...crashed.run.state,
-      step: { op: 'accept', storyId: '1', figures },
+      step: { op: 'accept', storyId: '1', figures, body },
     });
     const reopened = await openRun(runLocation(crashed.r.dir, 'add-auth'));
     expect(await reopened.finishInterruptedStep()).toMatchObject({ op: 'accept', storyId: '1' });
 
     expect(acceptRecord(await onDisk(reopened))).toEqual(acceptRecord(await onDisk(direct.run)));
     expect(crashed.r.git('log', '-1', '--format=%s')).toBe('checkpoint: 1');
+    // The body too: the marker keeps it.
+    expect(crashed.r.git('log', '-1', '--format=%B')).toBe(
+      direct.r.git('log', '-1', '--format=%B'),
+    );
     expect(reopened.checkpointSha).toBe(crashed.r.git('rev-parse', 'HEAD'));
   });
 

@@ -1,9 +1,10 @@
 import { RuntimeError } from '../../core/errors.js';
-import { buildReport, type RunReport } from '../../core/run-report.js';
+import { buildReport, type ReportFile, type RunReport } from '../../core/run-report.js';
 import { redactStrings } from '../../core/redact.js';
 import { secretsHere, workTreeFolders } from '../../run/secrets.js';
 import { notInRepo, readRunState, runPaths } from '../../checkpoint/index.js';
 import { locateRepo } from '../../git/repo.js';
+import { diffstat } from '../../git/diffstat.js';
 import { readChange } from '../../openspec/changes.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
@@ -43,9 +44,26 @@ export async function reportCommand(
   // A report is made to be shared (a pull request's body): what the agent wrote in its
   // reasons and questions goes through the one redactor first.
   const secrets = await secretsHere(io.env, workTreeFolders(opts.cwd)).catch(() => []);
-  const report = redactStrings(buildReport(state, titles, order), secrets) as RunReport;
+  const files = await changedFiles(repo.root, state, io.env, timeoutMs);
+  const report = redactStrings(buildReport(state, titles, order, files), secrets) as RunReport;
   if (opts.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (opts.markdown) io.stdout.write(renderReportMarkdown(report));
   else io.stdout.write(renderReport(report, io.style));
   return 0;
+}
+
+/**
+ * The files the run changed, from where it started to its last checkpoint (a diffstat); null
+ * when there is no checkpoint yet or git cannot tell (its commits gone after a cleanup and a gc).
+ */
+async function changedFiles(
+  cwd: string,
+  state: { baseSha: string | null; checkpointSha: string | null },
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<ReportFile[] | null> {
+  if (state.checkpointSha === null) return null;
+  return diffstat({ cwd, timeoutMs, baseEnv: env }, state.baseSha, state.checkpointSha).catch(
+    () => null,
+  );
 }

@@ -218,21 +218,31 @@ export class ProgressPrinter {
     const costs = costColumn(this.summary.stories.map(knownCost));
     // With fallback agents, which agents ran each story (docs/contract.md, "Fallback agents").
     const agents = agentColumn(this.summary);
+    // Flaky verify runs (failed, then passed when run again): a column only when there were any.
+    const flaky = this.summary.stories.some((st) => st.flakes > 0);
     const rows = this.summary.stories.map((st, i) => [
       st.id,
       clip(oneLine(st.title), 40),
       String(st.attempts),
       ...agents.cells(st),
       st.result,
+      ...(flaky ? [st.flakes === 0 ? '' : String(st.flakes)] : []),
       costs.cells[i] ?? '—',
       formatDuration(st.durationMs),
     ]);
     const total = this.summary.costKnown
       ? costs.total
       : `${this.summary.tokens > 0 ? `${formatTokens(this.summary.tokens)} · ` : ''}cost —`;
-    const header = ['STORY', 'TITLE', 'ATTEMPTS', ...agents.header, 'RESULT', 'COST', 'TIME'].map(
-      s.bold,
-    );
+    const header = [
+      'STORY',
+      'TITLE',
+      'ATTEMPTS',
+      ...agents.header,
+      'RESULT',
+      ...(flaky ? ['FLAKY'] : []),
+      'COST',
+      'TIME',
+    ].map(s.bold);
     const where =
       event.choice === 'cleanup'
         ? event.home !== undefined

@@ -1,3 +1,4 @@
+import type { VerifyResult } from '../../core/events.js';
 import { markdownCell, type RunReport } from '../../core/run-report.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
@@ -32,8 +33,73 @@ export function renderReportMarkdown(report: RunReport): string {
     `| **Total** | | **${done}/${report.stories.length}** | **${report.stories.reduce((n, s) => n + s.attempts, 0)}** | **${cost(report.costUsd)}** | **${formatDuration(report.durationMs)}** |`,
     '',
     ...gateLines(report, (text) => markdownCell(text)).map((line) => `- ${line}`),
+    ...storySections(report),
+    ...filesSection(report.files),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Per story that was tried: its attempts with each failure's reason, its verify results and
+ * flakes, and the tests it changed with what let them through.
+ */
+function storySections(report: RunReport): string[] {
+  const tried = report.stories.filter((s) => s.attempts > 0);
+  if (tried.length === 0) return [];
+  const lines = ['', '### Stories'];
+  for (const s of tried) {
+    const how = s.done
+      ? `accepted on attempt ${s.attempts}`
+      : `not accepted after ${s.attempts} attempt(s)`;
+    lines.push('', `**${markdownCell(s.id)}. ${markdownCell(s.title)}**: ${how}`);
+    for (const f of s.failures) {
+      lines.push(`- attempt ${f.attempt} failed (${f.kind}): ${markdownCell(clip(f.reason))}`);
+    }
+    for (const v of s.verify) lines.push(`- verify ${verifyWord(v)}: \`${codeSpan(v.command)}\``);
+    if (s.flakes > 0)
+      lines.push(`- flaky verify runs (failed, then passed when run again): ${s.flakes}`);
+    lines.push(
+      s.testChanges.length === 0
+        ? '- tests changed: no'
+        : `- tests changed: ${s.testChanges.map((c) => markdownCell(c)).join('; ')}`,
+    );
+  }
+  return lines;
+}
+
+/** The files the run changed, as a table of lines added and removed. */
+function filesSection(files: RunReport['files']): string[] {
+  if (files === null || files.length === 0) return [];
+  const added = files.reduce((n, f) => n + (f.added ?? 0), 0);
+  const removed = files.reduce((n, f) => n + (f.removed ?? 0), 0);
+  return [
+    '',
+    `### Files changed (${files.length}, +${added} −${removed})`,
+    '',
+    '| File | + | − |',
+    '| --- | ---: | ---: |',
+    ...files.map(
+      (f) => `| \`${codeSpan(f.path)}\` | ${f.added ?? 'binary'} | ${f.removed ?? 'binary'} |`,
+    ),
+  ];
+}
+
+function verifyWord(v: VerifyResult): string {
+  if (!v.passed) return v.tolerated === true ? 'failed (it failed before the run too)' : 'failed';
+  return v.flaky === true ? 'passed on its rerun (flaky)' : 'passed';
+}
+
+/** Text inside a code span of a table: one line, no backquote, pipes escaped. */
+function codeSpan(text: string): string {
+  return text
+    .replace(/\r?\n|\r/g, ' ')
+    .replace(/`/g, "'")
+    .replace(/\|/g, '\\|');
+}
+
+/** A failure reason in a pull request's body: its start (the run's transcripts have the rest). */
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }
 
 /**

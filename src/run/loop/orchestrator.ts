@@ -133,9 +133,11 @@ function announceStart(
     ...(run.state.home ? { worktree: run.repo.root } : {}),
     // A resumed run's earlier invocations count in its figures (the run state keeps them).
     stories: stories.map((s) => {
-      const { attempts, costUsd, durationMs, agents } = deps.run.progressOf(s.id);
+      const { attempts, costUsd, durationMs, agents, flakes } = deps.run.progressOf(s.id);
       const ran = agents !== undefined && agents.length > 0 ? { agents } : {};
-      return { id: s.id, title: s.title, done: s.done, attempts, costUsd, durationMs, ...ran };
+      const flaky = flakes !== undefined && flakes > 0 ? { flakes } : {};
+      const figures = { attempts, costUsd, durationMs, ...ran, ...flaky };
+      return { id: s.id, title: s.title, done: s.done, ...figures };
     }),
   });
 }

@@ -17,6 +17,7 @@ import {
 import { runAttempt, type AttemptPlan, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { testGateOf, testGateSeen } from './test-gate.js';
+import { checkpointBodyOf } from './checkpoint-body.js';
 import { processIdentity } from '../lock.js';
 import type { LoopDeps, LoopSetup } from '../loop-types.js';
 import type { AttemptAgent } from '../unattended/agent-roster.js';
@@ -93,7 +94,8 @@ export async function attemptStory(
     if (savedRef !== null) {
       emit({ type: 'tasks.out-of-scope', storyId: story.id, attempt, edits: outside, savedRef });
     }
-    await acceptAttempt(deps, story.id, attempt, figures, result.verify);
+    const body = await checkpointBodyOf(setup, deps, story, attempt, result);
+    await acceptAttempt(deps, story.id, attempt, figures, result.verify, body);
     return { accepted: true };
   }
   if (outside.length > 0) {
@@ -150,8 +152,10 @@ async function acceptAttempt(
   attempt: number,
   figures: AttemptFigures,
   verify: VerifyResult[] | undefined,
+  body: string,
 ): Promise<void> {
-  const sha = await deps.run.acceptStory(storyId, figures);
+  const sha = await deps.run.acceptStory(storyId, figures, { body });
+  await deps.run.recordAcceptedVerify(storyId, verify ?? []);
   deps.emit({ type: 'checkpoint.created', storyId, sha });
   reportNotices(deps);
   // The new checkpoint passes what passed on it: from now on those commands block (the ratchet).
