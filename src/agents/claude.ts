@@ -11,6 +11,16 @@ export const CLAUDE_ARGS = [
   '--dangerously-skip-permissions',
 ] as const;
 
+/** A reviewer: plan mode reads and searches, and edits nothing. */
+export const CLAUDE_READ_ONLY_ARGS = [
+  '-p',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--permission-mode',
+  'plan',
+] as const;
+
 /** Claude Code in print mode; the program is `$RALPHTOOL_CLAUDE_BIN`, else `claude` on PATH. */
 export function createClaudeBackend(options: {
   model?: string | undefined;
@@ -25,7 +35,7 @@ export function createClaudeBackend(options: {
       return runAgentProcess(request, {
         program: which.program,
         args: [
-          ...CLAUDE_ARGS,
+          ...(request.readOnly === true ? CLAUDE_READ_ONLY_ARGS : CLAUDE_ARGS),
           ...(model ? ['--model', model] : []),
           // Claude Code stops itself once the attempt has spent this (after the API call that
           // crosses it), so that one attempt cannot overshoot the run's budget.

@@ -20,7 +20,10 @@ export function createCodexBackend(options: {
         args: [
           'exec',
           '--json',
-          '--dangerously-bypass-approvals-and-sandbox',
+          // A reviewer reads only (docs/contract.md, "The review").
+          ...(request.readOnly === true
+            ? ['--sandbox', 'read-only']
+            : ['--dangerously-bypass-approvals-and-sandbox']),
           ...(model ? ['-m', model] : []),
           '-',
         ],

@@ -33,7 +33,14 @@ export function createGeminiBackend(options: {
       const model = request.model ?? options.model;
       return runAgentProcess(request, {
         program: which.program,
-        args: [...GEMINI_ARGS, ...(model ? ['--model', model] : [])],
+        // A reviewer: the default approval mode, in which headless Gemini CLI runs no tool that
+        // needs an approval (an edit, a shell command).
+        args: [
+          ...(request.readOnly === true
+            ? GEMINI_ARGS.map((arg) => (arg === 'yolo' ? 'default' : arg))
+            : GEMINI_ARGS),
+          ...(model ? ['--model', model] : []),
+        ],
         env,
         translator: createGeminiTranslator({ cwd: request.cwd }),
         notFoundMessage: `${programNotFound('gemini', which)}.`,

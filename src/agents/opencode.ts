@@ -25,7 +25,13 @@ export function createOpenCodeBackend(options: {
       return runAgentProcess(request, {
         program: which.program,
         // OpenCode names a model `provider/model` (checked with the flags).
-        args: [...OPENCODE_ARGS, ...(model ? ['-m', model] : [])],
+        // A reviewer goes without `--auto`: every permission request is refused in `run`.
+        args: [
+          ...(request.readOnly === true
+            ? OPENCODE_ARGS.filter((arg) => arg !== '--auto')
+            : OPENCODE_ARGS),
+          ...(model ? ['-m', model] : []),
+        ],
         // PWD is the repository's for every agent (run-agent-process.ts): OpenCode takes its
         // project directory from $PWD before its working directory.
         env,

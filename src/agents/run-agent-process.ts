@@ -61,6 +61,8 @@ export async function runAgentProcess(
       RALPHTOOL_CHANGE: request.change,
       RALPHTOOL_STORY_ID: request.storyId,
       RALPHTOOL_ATTEMPT: String(request.attempt),
+      // The independent review: a `command` agent knows it is the reviewer.
+      ...(request.readOnly === true ? { RALPHTOOL_REVIEW: '1' } : {}),
     },
     input: request.prompt,
     signal: AbortSignal.any([request.signal, giveUp.signal]),

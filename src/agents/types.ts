@@ -68,6 +68,12 @@ export interface AttemptRequest {
    * as `--max-budget-usd`; agents that report no cost ignore it. Absent: no budget.
    */
   maxBudgetUsd?: number | undefined;
+  /**
+   * The independent review (docs/contract.md, "The review"): the agent in its read-only mode
+   * (Claude Code `--permission-mode plan`, Codex `--sandbox read-only`, Gemini CLI and OpenCode
+   * without their auto-approval); whatever it edits anyway is reverted by the loop.
+   */
+  readOnly?: boolean;
 }
 
 export interface AttemptOutput {

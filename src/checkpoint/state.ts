@@ -230,6 +230,10 @@ export const runStateSchema = z.object({
       allowTestChanges: z.boolean().default(false),
       onLimit: z.enum(['wait', 'stop']),
       maxWaitMs: z.number().int().min(0),
+      /** Missing in records written before the review existed: none, as it was. */
+      review: z.string().min(1).nullable().default(null),
+      reviewCommand: z.string().nullable().default(null),
+      maxReviewRounds: z.number().int().min(0).default(2),
       /** Where the run was started from: a relative `--agent-command` program is found there. */
       baseDir: z.string().min(1),
       /** The project's prompt template the run started with; absent or null: the built-in one. */

@@ -22,6 +22,15 @@ import {
 import { remoteOptions, type RawRemoteFlags } from './remote-flags.js';
 import { unattendedOptions } from './unattended-flags.js';
 import {
+  maxReviewRoundsOption,
+  reviewAgentOption,
+  reviewCommandOption,
+  reviewIntentGiven,
+  reviewOption,
+  reviewOptions,
+  type RawReviewFlags,
+} from './review-flags.js';
+import {
   fallbackAgentOption,
   fallbackAgents,
   fallbackModelOption,
@@ -29,7 +38,7 @@ import {
 } from './fallback-flags.js';
 
 /** Flags as commander hands them over: strings, validated by toRunOptions. */
-export interface RawRunFlags extends RawRemoteFlags {
+export interface RawRunFlags extends RawRemoteFlags, RawReviewFlags {
   agent?: string;
   agentCommand?: string;
   model?: string;
@@ -182,6 +191,10 @@ export function addRunOptions(cmd: Command): Command {
         'time limit of each notification: a program past it is killed, a URL tried once more (default: 30s)',
       ),
     )
+    .addOption(reviewOption())
+    .addOption(reviewAgentOption())
+    .addOption(reviewCommandOption())
+    .addOption(maxReviewRoundsOption())
     .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
 }
 
@@ -337,6 +350,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     json: flags.json === true,
     force: flags.force === true,
     ...unattendedOptions(flags),
+    ...reviewOptions(flags),
     fallbacks,
     worktree: flags.worktree === true,
     keepWorktree: flags.keepWorktree === true,
@@ -363,6 +377,7 @@ function intentGiven(flags: RawRunFlags): Set<IntentKey> {
     ['allowTestChanges', flags.allowTestChanges === true],
     ['onLimit', flags.onLimit !== undefined],
     ['maxWaitMs', flags.maxWait !== undefined],
+    ...reviewIntentGiven(flags),
   ];
   return new Set(given.filter(([, yes]) => yes).map(([key]) => key));
 }

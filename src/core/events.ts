@@ -1,5 +1,7 @@
 /** The loop's event stream (docs/contract.md, "Events"): the UI and the NDJSON writer render these. */
 
+import type { ScenarioVerdict } from './review.js';
+
 /** How a run ended; the literal lists are what the run state accepts on disk too. */
 export const RUN_OUTCOMES = [
   'complete',
@@ -14,6 +16,8 @@ export const RUN_OUTCOMES = [
   'budget',
   /** `--max-duration` was reached. */
   'time-limit',
+  /** Every story was accepted, and the independent review never approved the change (`--review`). */
+  'not-approved',
 ] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
@@ -258,6 +262,27 @@ export type RunEvent =
       command: string;
       /** How its first run failed. */
       failure: string;
+    }
+  | {
+      /** Every story accepted: the independent review of the whole change begins (`--review`). */
+      type: 'review.started';
+      round: number;
+      maxRounds: number;
+      /** The reviewer: an agent kind (read-only), or `command`. */
+      reviewer: string;
+    }
+  | {
+      /** The reviewer's verdict: per scenario met or not, and its reasons when it rejected. */
+      type: 'review.finished';
+      round: number;
+      verdict: 'approved' | 'rejected';
+      /** Why it rejected (what the fix attempt is told); null when approved. */
+      reasons: string | null;
+      scenarios: ScenarioVerdict[];
+      /** The files the reviewer changed anyway, reverted: where they are saved; null when none. */
+      revertedRef: string | null;
+      costUsd: number | null;
+      durationMs: number;
     }
   | {
       /** Each verify command run once on the checkpoint before the first attempt (the ratchet). */

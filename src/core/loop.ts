@@ -60,6 +60,8 @@ export function exitCodeFor(outcome: RunOutcome): number {
     case 'budget':
     case 'time-limit':
       return 5;
+    case 'not-approved':
+      return 6;
   }
 }
 

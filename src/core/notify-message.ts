@@ -86,6 +86,7 @@ const VERDICT: Record<RunOutcome, string> = {
   limited: 'stopped at a usage limit',
   budget: 'stopped at its budget',
   'time-limit': 'stopped at its --max-duration',
+  'not-approved': 'was not approved by the independent review',
 };
 
 function finishedMessage(

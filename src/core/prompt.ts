@@ -38,6 +38,8 @@ export interface PromptInput {
    * with the run's intent; null or absent: the built-in prompt.
    */
   template?: string | null;
+  /** The attempt fixes what the independent review rejected: the round and its reasons. */
+  reviewFix?: { round: number; reasons: string };
 }
 
 /**
@@ -69,7 +71,8 @@ export function buildPrompt(input: PromptInput): string {
 /** Each placeholder's part of the prompt; null when it has nothing to say for this attempt. */
 function promptParts(input: PromptInput): Record<Placeholder, string | null> {
   return {
-    story: storyHeader(input),
+    // A review's fix goes with the story: every template names it (a required placeholder).
+    story: [storyHeader(input), reviewFixSection(input)].filter((p) => p !== null).join('\n\n'),
     answer: answerSection(input),
     'previous-failure': previousFailureSection(input),
     scope: taskSection(input),
@@ -88,6 +91,21 @@ function storyHeader({ story, changeName, attempt, maxAttempts }: PromptInput): 
     `# Working on Story ${story.id}: ${story.title}`,
     '',
     `Change: \`${changeName}\` · attempt ${attempt} of ${maxAttempts}`,
+  ].join('\n');
+}
+
+/** A review's fix attempt: what the reviewer found, to be fixed; no task to tick for it. */
+function reviewFixSection({ reviewFix }: PromptInput): string | null {
+  if (reviewFix === undefined) return null;
+  return [
+    `## The independent review rejected the change (round ${reviewFix.round})`,
+    '',
+    'Every story was accepted, then a reviewer judged the whole change against its scenarios and rejected it:',
+    '',
+    fence(reviewFix.reasons),
+    '',
+    'Fix what it found. This attempt has no task to tick in tasks.md: signal COMPLETE once the fixes are done',
+    'and the checks pass; a new review follows.',
   ].join('\n');
 }
 

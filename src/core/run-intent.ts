@@ -18,6 +18,10 @@ export interface RunIntent {
   allowTestChanges: boolean;
   onLimit: 'wait' | 'stop';
   maxWaitMs: number;
+  /** The independent review: null none, `agent` the run's own, an agent kind, or `command`. */
+  review: string | null;
+  reviewCommand: string | null;
+  maxReviewRounds: number;
 }
 
 export type IntentKey = keyof RunIntent;
@@ -36,6 +40,9 @@ export const INTENT_FLAGS: Readonly<Record<IntentKey, string>> = {
   allowTestChanges: '--allow-test-changes',
   onLimit: '--on-limit',
   maxWaitMs: '--max-wait',
+  review: '--review',
+  reviewCommand: '--review-command',
+  maxReviewRounds: '--max-review-rounds',
 };
 
 export const INTENT_KEYS = Object.keys(INTENT_FLAGS) as IntentKey[];

@@ -188,6 +188,19 @@ export function readEvent(event: RunEvent, context: ReadingContext): EventReadin
           cut: 'line',
         })),
       };
+    case 'review.started':
+      return {
+        storyId: null,
+        lines: [
+          {
+            tone: 'notice',
+            text: `⚖ independent review, round ${event.round} of ${event.maxRounds}, by ${one(event.reviewer)}${event.reviewer === 'command' ? '' : ' (read-only)'}`,
+            cut: 'line',
+          },
+        ],
+      };
+    case 'review.finished':
+      return { storyId: null, lines: reviewLines(event, one) };
     // Said by each presenter from its own state (a heading, the summary, the list of errors,
     // the completion screen), or not at all: nothing is said under a story.
     case 'run.started':
@@ -206,6 +219,41 @@ export function readEvent(event: RunEvent, context: ReadingContext): EventReadin
     default:
       return unread(event);
   }
+}
+
+/**
+ * The reviewer's verdict: each scenario met (with its evidence) or not (with why), those it said
+ * nothing of, the files it changed and that were reverted, then the verdict with its reasons.
+ */
+function reviewLines(
+  event: Extract<RunEvent, { type: 'review.finished' }>,
+  one: (text: string) => string,
+): EventLine[] {
+  const lines: EventLine[] = event.scenarios.map((s) => {
+    const name = one(`${s.requirement} / ${s.scenario}`);
+    const note = s.note === '' ? '' : `: ${one(s.note)}`;
+    if (s.met === true) return { tone: 'note', text: `✓ met: ${name}${note}`, cut: 'line' };
+    if (s.met === false) return { tone: 'failure', text: `✗ not met: ${name}${note}`, cut: 'line' };
+    return { tone: 'notice', text: `? not judged: ${name}`, cut: 'line' };
+  });
+  if (event.revertedRef !== null) {
+    lines.push({
+      tone: 'warning',
+      text: `⚠ the reviewer changed files: reverted (saved under ${event.revertedRef})`,
+      cut: 'long',
+    });
+  }
+  const figures = `${formatCost(event.costUsd)} · ${formatDuration(event.durationMs)}`;
+  lines.push(
+    event.verdict === 'approved'
+      ? { tone: 'success', text: `✓ the review approved the change (${figures})`, cut: 'long' }
+      : {
+          tone: 'failure',
+          text: `✗ the review rejected the change (${figures}): ${one(event.reasons ?? '')}`,
+          cut: 'long',
+        },
+  );
+  return lines;
 }
 
 /** A kind of event added to core/events.ts and not read above fails to compile here. */

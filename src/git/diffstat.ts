@@ -52,3 +52,12 @@ export function parseNumstatZ(out: string): DiffstatFile[] {
 function count(text: string): number | null {
   return text === '-' ? null : Number(text);
 }
+
+/** The whole diff between two commits as text (no colour, no external diff tool); `from` null is the empty tree. */
+export async function diffText(ctx: GitContext, from: string | null, to: string): Promise<string> {
+  return (
+    await git(ctx, ['diff', '--no-color', '--no-ext-diff', '-M', from ?? EMPTY_TREE, to, '--'], {
+      env: { GIT_OPTIONAL_LOCKS: '0' },
+    })
+  ).stdout;
+}

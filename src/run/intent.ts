@@ -20,6 +20,9 @@ export function intentOf(options: RunOptions): RunIntent {
     allowTestChanges: options.allowTestChanges,
     onLimit: options.onLimit,
     maxWaitMs: options.maxWaitMs,
+    review: options.review,
+    reviewCommand: options.reviewCommand,
+    maxReviewRounds: options.maxReviewRounds,
   };
 }
 

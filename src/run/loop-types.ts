@@ -1,3 +1,4 @@
+import type { Reviewer } from './loop/reviewer.js';
 import type { Secret } from '../core/redact.js';
 import type { AgentBackend } from '../agents/types.js';
 import type { AgentSlot } from '../core/agent-choice.js';
@@ -23,6 +24,8 @@ export interface LoopSetup {
   instructions?: string | null;
   /** Re-reads the change's stories from tasks.md; null when it cannot be read. */
   rereadStories: () => Promise<Story[] | null>;
+  /** The attempt fixes what a review rejected (loop/review.ts): its round and the reasons. */
+  reviewFix?: { round: number; reasons: string };
 }
 
 /**
@@ -40,6 +43,8 @@ export interface LoopDeps {
    */
   backendFor?: (slot: AgentSlot) => AgentBackend;
   emit: (event: RunEvent) => void;
+  /** The independent reviewer (`--review`, loop/reviewer.ts); absent: no review. */
+  reviewer?: Reviewer | null;
   chooseCompletion: ChooseCompletion;
   /** Aborted when the user asks to stop (Ctrl-C, SIGTERM, `q`). */
   stop: AbortSignal;

@@ -56,6 +56,15 @@ export interface RunOptions {
    * verify commands run, is let through and reported instead of failed (core/tests-weakened.ts).
    */
   allowTestChanges: boolean;
+  /**
+   * The independent review (docs/contract.md, "The review"): null = none, `agent` = the run's
+   * agent read-only, an agent kind (`--review-agent`), or `command` (`--review-command`).
+   */
+  review: string | null;
+  /** `--review-command`: the reviewer's program and arguments; null for an agent reviewer. */
+  reviewCommand: string | null;
+  /** Reviews before the run ends not approved; 0 = no review. */
+  maxReviewRounds: number;
   /** Programs (command lines, split, never a shell) told of the events people need to know. */
   notify: readonly string[];
   /** URLs the same events are POSTed to as JSON. */
@@ -112,6 +121,9 @@ export const REMOTE_DEFAULTS = {
   from: null,
   includeUncommitted: false,
 } as const;
+
+/** The review's defaults: none, two rounds when asked for. */
+export const REVIEW_DEFAULTS = { review: null, reviewCommand: null, maxReviewRounds: 2 } as const;
 
 /** How many runs may work at once (`--parallel`), and its default. */
 export const PARALLEL_LIMITS = { default: 2, max: 16 } as const;

@@ -22,6 +22,9 @@ const RECORDED: RunIntent = {
   allowTestChanges: true,
   onLimit: 'stop',
   maxWaitMs: 3_600_000,
+  review: 'command',
+  reviewCommand: './review.sh',
+  maxReviewRounds: 3,
 };
 
 /** What `resume` without flags resolves to: every default. */
@@ -38,6 +41,9 @@ const DEFAULTS: RunIntent = {
   allowTestChanges: false,
   onLimit: 'wait',
   maxWaitMs: 28_800_000,
+  review: null,
+  reviewCommand: null,
+  maxReviewRounds: 2,
 };
 
 describe('continueIntent', () => {

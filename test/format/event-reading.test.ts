@@ -124,6 +124,33 @@ const SAMPLES: { [K in RunEventType]: Extract<RunEvent, { type: K }> } = {
     ],
   },
   'limit.reached': { type: 'limit.reached', limit: 'max-cost', message: 'the budget is spent' },
+  'review.started': { type: 'review.started', round: 1, maxRounds: 2, reviewer: 'claude' },
+  'review.finished': {
+    type: 'review.finished',
+    round: 1,
+    verdict: 'rejected',
+    reasons: 'the logout\nscenario is missing',
+    scenarios: [
+      {
+        capability: 'auth',
+        requirement: 'Login',
+        scenario: 'Good password',
+        met: true,
+        note: 'test/login.test.ts',
+      },
+      {
+        capability: 'auth',
+        requirement: 'Logout',
+        scenario: 'Session cleared',
+        met: false,
+        note: 'no code',
+      },
+      { capability: 'auth', requirement: 'Logout', scenario: 'Twice', met: null, note: '' },
+    ],
+    revertedRef: 'refs/ralphtool/c/attempts/review-1',
+    costUsd: null,
+    durationMs: 2000,
+  },
   'tasks.out-of-scope': {
     type: 'tasks.out-of-scope',
     storyId: '1',
@@ -275,6 +302,20 @@ const EXPECTED: Record<RunEventType, { storyId: string | null; lines: string[] }
     ],
   },
   'limit.reached': { storyId: null, lines: [] },
+  'review.started': {
+    storyId: null,
+    lines: ['notice|⚖ independent review, round 1 of 2, by claude (read-only)|='],
+  },
+  'review.finished': {
+    storyId: null,
+    lines: [
+      'note|✓ met: Login / Good password: test/login.test.ts|=',
+      'failure|✗ not met: Logout / Session cleared: no code|=',
+      'notice|? not judged: Logout / Twice|=',
+      'warning|⚠ the reviewer changed files: reverted (saved under refs/ralphtool/c/attempts/review-1)|=',
+      'failure|✗ the review rejected the change (— · 2s): the logout scenario is missing|=',
+    ],
+  },
   'tasks.out-of-scope': {
     storyId: '1',
     lines: [

@@ -5,6 +5,7 @@ import { startRun } from '../../src/checkpoint/index.js';
 import { findOpenSpecRoot } from '../../src/openspec/root.js';
 import {
   DEFAULT_RUN_OPTIONS,
+  REVIEW_DEFAULTS,
   REMOTE_DEFAULTS,
   UNATTENDED_DEFAULTS,
   type RunOptions,
@@ -65,6 +66,7 @@ export class LoopHarness extends LoopFixture {
       model: null,
       maxRetries: request.maxRetries ?? DEFAULT_RUN_OPTIONS.maxRetries,
       commandTimeoutMs: DEFAULT_RUN_OPTIONS.commandTimeoutMs,
+      ...REVIEW_DEFAULTS,
       verifyTimeoutMs: DEFAULT_RUN_OPTIONS.verifyTimeoutMs,
       agentTimeoutMs: DEFAULT_RUN_OPTIONS.agentTimeoutMs,
       idleTimeoutMs: DEFAULT_RUN_OPTIONS.idleTimeoutMs,

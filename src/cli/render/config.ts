@@ -1,7 +1,12 @@
 import { clean } from '../../format/text.js';
 import { formatDuration } from '../../format/units.js';
 import { table } from '../../format/table.js';
-import { DEFAULT_RUN_OPTIONS, PARALLEL_LIMITS, UNATTENDED_DEFAULTS } from '../../run/options.js';
+import {
+  DEFAULT_RUN_OPTIONS,
+  PARALLEL_LIMITS,
+  REVIEW_DEFAULTS,
+  UNATTENDED_DEFAULTS,
+} from '../../run/options.js';
 import { SETTING_KEYS, SETTING_NAMES, type SettingName } from '../settings/keys.js';
 import type { SettingSource } from '../settings/merge.js';
 import type { SettingValue } from '../settings/settings-file.js';
@@ -27,6 +32,9 @@ const DEFAULT_TEXT: Readonly<Record<SettingName, string>> = {
   notify: 'none',
   'notify-url': 'none',
   'notify-timeout': formatDuration(UNATTENDED_DEFAULTS.notifyTimeoutMs),
+  'review-agent': "none (--review: the run's agent)",
+  'review-command': 'none',
+  'max-review-rounds': String(REVIEW_DEFAULTS.maxReviewRounds),
   'max-duration': 'none',
   'on-complete': 'ask on a terminal, else keep',
   'command-timeout': formatDuration(DEFAULT_RUN_OPTIONS.commandTimeoutMs),

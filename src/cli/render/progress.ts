@@ -279,6 +279,7 @@ export class ProgressPrinter {
       limited: s.yellow('stopped at a usage limit'),
       budget: s.yellow('stopped: the budget is spent'),
       'time-limit': s.yellow('stopped: --max-duration reached'),
+      'not-approved': s.red('not approved: the independent review rejected the change'),
     };
     return [
       '',

@@ -63,6 +63,18 @@ export const SETTING_KEYS = {
   notify: many('notify', parseCommandLine),
   'notify-url': many('notifyUrl', parseNotifyUrl),
   'notify-timeout': one('notifyTimeout', parsePositiveDuration, true),
+  'review-agent': one(
+    'reviewAgent',
+    (t, n) =>
+      parseChoice(
+        t,
+        AGENT_KINDS.filter((kind) => kind !== 'command'),
+        n,
+      ),
+    true,
+  ),
+  'review-command': one('reviewCommand', parseCommandLine, true),
+  'max-review-rounds': one('maxReviewRounds', parseCount, true),
   // Each invocation's own, as the flags are (contract: not recorded).
   'max-duration': one('maxDuration', parsePositiveDuration, false),
   'on-complete': one('onComplete', (t, n) => parseChoice(t, ON_COMPLETE, n), false),
@@ -90,6 +102,8 @@ export const NOT_SETTINGS: Readonly<Record<string, string>> = {
   'claim-ttl': 'it goes with --push, which is decided per run: pass --claim-ttl',
   'include-uncommitted': 'it consents to pushing your own files once: pass --include-uncommitted',
   'verify-strict': 'a switch that no flag can turn back off for one run: pass --verify-strict',
+  review:
+    'a switch: pass --review, or set review-agent (--max-review-rounds 0 turns it off for one run)',
   worktree: 'a switch that no flag can turn back off for one run: pass --worktree',
   'keep-worktree': 'a switch that no flag can turn back off for one run: pass --keep-worktree',
   cwd: 'it is where one command works: pass -C',

@@ -34,6 +34,7 @@ import {
 } from '../loop/orchestrator.js';
 import { assertAnswerFits } from '../question.js';
 import { assertChangeValid } from './validate-change.js';
+import { reviewerOf } from '../loop/reviewer.js';
 import { pushTarget, type RemoteSession } from '../remote/remote-session.js';
 import { openRunRemote } from '../remote/open-remote.js';
 import { refusePrivateFilesToPush, refusePrivateStartToPush } from '../remote/private-files.js';
@@ -141,6 +142,8 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         : { options, baseDir: req.cwd };
     const { backend, backendFor } =
       startBackends ?? checkedBackends(continued.options, req.env, continued.baseDir);
+    // The reviewer's program is checked before anything changes too (a resume's: its intent's).
+    const reviewer = reviewerOf(continued.options, backend, req.env, continued.baseDir);
     if (req.mode === 'resume') {
       await assertAgentLoggedIn(continued.options.agent, req.env, continued.baseDir);
     }
@@ -167,6 +170,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         run,
         backend,
         backendFor,
+        reviewer,
         emit,
         // A claim lost to another machine stops the run at once and leaves it recorded.
         chooseCompletion: (outcome) =>

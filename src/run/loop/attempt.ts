@@ -66,6 +66,11 @@ export interface AttemptPlan {
    * be read), to tell the attempt's own edits from those of other stories.
    */
   tasks?: { before: string | null; read: () => Promise<string | null> };
+  /**
+   * The attempt fixes what the independent review rejected (loop/review.ts): its prompt says
+   * the reasons, and it has no tasks to tick (it is judged by its signal, the gates and verify).
+   */
+  reviewFix?: { round: number; reasons: string };
 }
 
 /** What the attempt did to tasks.md, when it and the checkpoint's could both be read. */
@@ -132,6 +137,7 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
     learnings: { path: plan.learningsPath, content: await readLearnings(plan.learningsPath) },
     instructions: plan.instructions ?? null,
     template: options.promptTemplate ?? null,
+    ...(plan.reviewFix === undefined ? {} : { reviewFix: plan.reviewFix }),
   });
   // The backend writes the prompt to plan.promptPath (its RALPHTOOL_PROMPT_FILE), once.
 
@@ -208,8 +214,13 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
   }
 
   const storiesAfter = await rereadStories();
+  // A review's fix attempt is no story of tasks.md: it has no tasks to tick.
   const storyAfter =
-    storiesAfter === null ? null : storiesAfter.find((s) => s.id === plan.story.id);
+    plan.reviewFix !== undefined
+      ? plan.story
+      : storiesAfter === null
+        ? null
+        : storiesAfter.find((s) => s.id === plan.story.id);
   const answer = withoutEchoedPrompt(output.finalAnswer, prompt);
   let verdict = judgeAttempt(
     { ...output, finalAnswer: answer },

@@ -7,6 +7,7 @@ import { AgentRoster, type AllLimited } from '../unattended/agent-roster.js';
 import { endRun, reportExhausted } from './run-end.js';
 import { prepareRunLimits } from '../unattended/run-limits.js';
 import { attemptStory } from './story-attempt.js';
+import { reviewChange } from './review.js';
 import { runVerifyBaseline } from './verify-baseline.js';
 import { unrecognisedOnce } from './unrecognised-once.js';
 
@@ -43,6 +44,13 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
     if (step.kind === 'finish') {
       if (step.outcome === 'max-retries' && step.exhaustedStoryId !== null) {
         reportExhausted(deps, step.exhaustedStoryId);
+      }
+      // Every story accepted: with a review, "done" is the reviewer's approval.
+      if (step.outcome === 'complete' && deps.reviewer) {
+        const reviewed = await reviewChange(setup, deps, stories, deps.reviewer);
+        if (reviewed.fatal !== null)
+          deps.emit({ type: 'error', message: reviewed.fatal, fatal: true });
+        return endRun(deps, reviewed.outcome, stories, started);
       }
       return endRun(deps, step.outcome, stories, started);
     }

@@ -259,6 +259,7 @@ async function runAgentAttempt(
           agentRecorded = run.recordAgent(pgid, processIdentity(pgid));
         },
         tasks: { before: tasksBefore, read: () => readTasksText(setup) },
+        ...(setup.reviewFix === undefined ? {} : { reviewFix: setup.reviewFix }),
         ...allowanceOf(deps, story.id),
         beforeGitReads: () => run.putBackGitDir(attemptName(story.id, attempt)),
         ...secretCheckOf(deps, setup),

@@ -59,6 +59,8 @@ export interface LoopView {
   finished: (Omit<Extract<RunEvent, { type: 'run.finished' }>, 'type'> & { at: number }) | null;
   /** The budget or time limit that ended the run (`limit.reached`), for the completion screen. */
   limitReached?: { limit: Extract<RunEvent, { type: 'limit.reached' }>['limit']; message: string };
+  /** The last review's rejection (`review.finished`), for the completion screen; null: approved. */
+  review?: { reasons: string } | null;
 }
 
 /**
@@ -256,6 +258,11 @@ function applyEvent(
     }
     case 'limit.reached':
       return { ...next, limitReached: { limit: event.limit, message: oneLine(event.message) } };
+    case 'review.finished':
+      // The completion screen says why a run the reviewer never approved is not complete.
+      return event.verdict === 'approved'
+        ? { ...next, review: null }
+        : { ...next, review: { reasons: oneLine(event.reasons ?? '') } };
     default:
       // Nothing to keep beyond its lines (`run.forced` is said on stderr and in the NDJSON).
       return next;

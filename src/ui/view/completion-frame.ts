@@ -105,6 +105,11 @@ function reason(run: WatchedRun): { text: string; tone: 'good' | 'bad' | 'warn' 
         text: `Stopped at --max-duration${view.limitReached ? `: ${view.limitReached.message}` : ''}.`,
         tone: 'warn',
       };
+    case 'not-approved':
+      return {
+        text: `The independent review did not approve the change${view.review ? `: ${view.review.reasons}` : '.'} To review again: ralphtool resume ${oneLine(view.change)}`,
+        tone: 'bad',
+      };
     default:
       return { text: 'The run has ended.', tone: 'warn' };
   }

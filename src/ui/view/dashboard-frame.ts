@@ -29,6 +29,7 @@ const OUTCOME: Record<RunOutcome, string> = {
   limited: 'usage limit',
   budget: 'budget spent',
   'time-limit': 'time limit',
+  'not-approved': 'review rejected',
 };
 
 /** Several runs, one row per change; Enter shows one run's loop screen over it. Pure. */
