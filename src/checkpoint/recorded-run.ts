@@ -175,6 +175,13 @@ export class RecordedRun {
   }
 
   /** The verify ratchet after a baseline or an accepted attempt (core/verify-ratchet.ts). */
+  /** The last review's verdict, for `report`. */
+  async recordReview(review: NonNullable<RunState['review']>): Promise<void> {
+    await this.update((draft) => {
+      draft.review = review;
+    });
+  }
+
   /** The verify results of a story's accepted attempt, for `report`. */
   async recordAcceptedVerify(
     storyId: string,

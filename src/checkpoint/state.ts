@@ -246,6 +246,23 @@ export const runStateSchema = z.object({
     .object({ agent: z.string().min(1), model: z.string().nullable() })
     .nullable()
     .optional(),
+  /** The last independent review's verdict (docs/contract.md, "The review"), for `report`. */
+  review: z
+    .object({
+      round: z.number().int().min(1),
+      verdict: z.enum(['approved', 'rejected']),
+      reasons: z.string().nullable(),
+      scenarios: z.array(
+        z.object({
+          capability: z.string(),
+          requirement: z.string(),
+          scenario: z.string(),
+          met: z.boolean().nullable(),
+          note: z.string(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 export type RunState = z.infer<typeof runStateSchema>;

@@ -45,6 +45,22 @@ export interface RunReport {
   remote: string | null;
   /** The files the run changed from where it started to its last checkpoint; null when unknown. */
   files: ReportFile[] | null;
+  /** The last independent review's verdict; null when the run had none. */
+  review: ReportReview | null;
+}
+
+/** The last review (`--review`): its verdict, its reasons, and each scenario met or not. */
+export interface ReportReview {
+  round: number;
+  verdict: 'approved' | 'rejected';
+  reasons: string | null;
+  scenarios: {
+    capability: string;
+    requirement: string;
+    scenario: string;
+    met: boolean | null;
+    note: string;
+  }[];
 }
 
 /** The state's figures as a report; `titles` from the change (an id without one shows the id). */
@@ -70,6 +86,7 @@ export function buildReport(
       }
     >;
     remote?: { push: string } | null | undefined;
+    review?: ReportReview | undefined;
   },
   titles: ReadonlyMap<string, string>,
   order: readonly string[],
@@ -103,6 +120,7 @@ export function buildReport(
     durationMs: stories.reduce((sum, s) => sum + s.durationMs, 0),
     remote: state.remote?.push ?? null,
     files,
+    review: state.review ?? null,
   };
 }
 

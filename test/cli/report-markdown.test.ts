@@ -78,6 +78,42 @@ describe('report --markdown', () => {
   });
 });
 
+describe('the review in report --markdown', () => {
+  it('gives the verdict and, per scenario, met with its evidence or not met with why', () => {
+    const review = {
+      round: 2,
+      verdict: 'rejected' as const,
+      reasons: 'logout | missing',
+      scenarios: [
+        {
+          capability: 'auth',
+          requirement: 'Login',
+          scenario: 'Good',
+          met: true,
+          note: 'test/a.ts',
+        },
+        {
+          capability: 'auth',
+          requirement: 'Logout',
+          scenario: 'Gone',
+          met: false,
+          note: 'no code',
+        },
+        { capability: 'auth', requirement: 'Logout', scenario: 'Twice', met: null, note: '' },
+      ],
+    };
+    const text = renderReportMarkdown(buildReport({ ...STATE, review }, new Map(), []));
+    expect(text).toContain('❌ not approved (round 2): logout \\| missing');
+    expect(text).toContain('| auth: Login | Good | ✅ met | test/a.ts |');
+    expect(text).toContain('| auth: Logout | Gone | ❌ not met | no code |');
+    expect(text).toContain('| auth: Logout | Twice | — not judged |  |');
+  });
+
+  it('has no review section for a run without one', () => {
+    expect(markdown()).not.toContain('Independent review');
+  });
+});
+
 describe('parseNumstatZ', () => {
   it('reads plain files, binary files and renames', () => {
     expect(parseNumstatZ('1\t2\ta b.txt\0-\t-\tbin\0' + '0\t0\t\0old.txt\0new.txt\0')).toEqual([

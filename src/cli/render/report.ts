@@ -33,6 +33,7 @@ export function renderReportMarkdown(report: RunReport): string {
     `| **Total** | | **${done}/${report.stories.length}** | **${report.stories.reduce((n, s) => n + s.attempts, 0)}** | **${cost(report.costUsd)}** | **${formatDuration(report.durationMs)}** |`,
     '',
     ...gateLines(report, (text) => markdownCell(text)).map((line) => `- ${line}`),
+    ...reviewSection(report.review),
     ...storySections(report),
     ...filesSection(report.files),
   ];
@@ -65,6 +66,34 @@ function storySections(report: RunReport): string[] {
     );
   }
   return lines;
+}
+
+/** The independent review's verdict, and per scenario met (with its evidence) or not (why). */
+function reviewSection(review: RunReport['review']): string[] {
+  if (review === null) return [];
+  const verdict =
+    review.verdict === 'approved'
+      ? `✅ approved (round ${review.round})`
+      : `❌ not approved (round ${review.round}): ${markdownCell(review.reasons ?? '')}`;
+  const met = (m: boolean | null): string =>
+    m === true ? '✅ met' : m === false ? '❌ not met' : '— not judged';
+  return [
+    '',
+    '### Independent review',
+    '',
+    verdict,
+    ...(review.scenarios.length === 0
+      ? []
+      : [
+          '',
+          '| Requirement | Scenario | Verdict | Evidence or why not |',
+          '| --- | --- | --- | --- |',
+          ...review.scenarios.map(
+            (s) =>
+              `| ${markdownCell(`${s.capability}: ${s.requirement}`)} | ${markdownCell(s.scenario)} | ${met(s.met)} | ${markdownCell(s.note)} |`,
+          ),
+        ]),
+  ];
 }
 
 /** The files the run changed, as a table of lines added and removed. */

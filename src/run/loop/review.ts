@@ -145,12 +145,16 @@ async function runReviewer(
       output.agentError ??
       'the reviewer ended without <promise>APPROVED</promise> or <promise>REJECTED: …</promise>',
   };
-  deps.emit({
-    type: 'review.finished',
+  const verdict = {
     round,
     verdict: signal.kind,
     reasons: signal.kind === 'rejected' ? signal.reasons : null,
     scenarios: scenarioVerdicts(answer, change.requirements),
+  };
+  await run.recordReview(verdict);
+  deps.emit({
+    type: 'review.finished',
+    ...verdict,
     revertedRef,
     costUsd,
     durationMs: Date.now() - started,

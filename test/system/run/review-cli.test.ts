@@ -62,6 +62,11 @@ describe('run --review', () => {
     expect(prompt).toContain('- Scenario: Works');
     expect(prompt).toContain('+x');
     expect(prompt).toContain('<promise>APPROVED</promise>');
+    // The pull request's body carries the verdict per scenario with its evidence.
+    const report = await runCli(['report', CHANGE, '--markdown'], { cwd: f.dir, env: f.env() });
+    expect(report.stdout).toContain('### Independent review');
+    expect(report.stdout).toContain('✅ approved (round 1)');
+    expect(report.stdout).toContain('| demo: Demo | Works | ✅ met | src/x.txt holds the work |');
   });
 
   it('rejected: a fix attempt with the reasons, its own checkpoint, then a new review approves', async () => {
@@ -81,7 +86,7 @@ describe('run --review', () => {
       'review.finished',
       'run.finished',
     ]);
-    const first = events.find((e) => e.type === 'review.finished') ?? {};
+    const first: Record<string, unknown> = events.find((e) => e.type === 'review.finished') ?? {};
     expect(first).toMatchObject({
       verdict: 'rejected',
       reasons: 'src/fix.txt is missing',
