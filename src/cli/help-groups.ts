@@ -8,6 +8,7 @@ import type { Command, Option } from 'commander';
 export const HELP_GROUPS = {
   agent: 'Agent:',
   judging: 'Judging an attempt:',
+  review: 'The independent review:',
   limits: 'Limits and budgets:',
   question: 'Answering a question (resume):',
   several: 'Several runs and worktrees:',
@@ -33,6 +34,10 @@ export const OPTION_GROUPS: readonly (readonly [string, Group])[] = [
   ['--verify-strict', 'judging'],
   ['--allow-test-changes', 'judging'],
   ['--max-retries', 'judging'],
+  ['--review', 'review'],
+  ['--review-agent', 'review'],
+  ['--review-command', 'review'],
+  ['--max-review-rounds', 'review'],
   ['--max-cost', 'limits'],
   ['--max-story-cost', 'limits'],
   ['--max-duration', 'limits'],
