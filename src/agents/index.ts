@@ -49,4 +49,10 @@ export function createBackend(options: BackendOptions, env: NodeJS.ProcessEnv): 
   }
 }
 
-export type { AgentBackend, AgentEvent, AttemptOutput, AttemptRequest } from './types.js';
+export type {
+  AgentBackend,
+  AgentEvent,
+  AgentSandbox,
+  AttemptOutput,
+  AttemptRequest,
+} from './types.js';

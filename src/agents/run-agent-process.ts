@@ -49,35 +49,44 @@ export async function runAgentProcess(
   };
 
   const noJson = watchForJson(launch, () => giveUp.abort());
-  const result = await streamProcess(launch.program, launch.args, {
-    cwd: request.cwd,
-    env: {
-      // Never the forge's or the CI runner's credentials (core/agent-environment.ts).
-      ...agentEnvironment(launch.env).env,
-      // Some agents take their project directory from $PWD before their working directory
-      // (OpenCode does): an inherited PWD, where ralphtool was started, would point them there.
-      PWD: request.cwd,
-      RALPHTOOL_PROMPT_FILE: request.promptFilePath,
-      RALPHTOOL_CHANGE: request.change,
-      RALPHTOOL_STORY_ID: request.storyId,
-      RALPHTOOL_ATTEMPT: String(request.attempt),
-      // The independent review: a `command` agent knows it is the reviewer.
-      ...(request.readOnly === true ? { RALPHTOOL_REVIEW: '1' } : {}),
+  // `--sandbox`: the same program and arguments, started inside the sandbox (it refuses rather
+  // than run anything uncontained).
+  const contained = request.sandbox
+    ? await request.sandbox.wrap(launch.program, launch.args, request.cwd)
+    : null;
+  const result = await streamProcess(
+    contained?.program ?? launch.program,
+    contained?.args ?? launch.args,
+    {
+      cwd: contained?.cwd ?? request.cwd,
+      env: {
+        // Never the forge's or the CI runner's credentials (core/agent-environment.ts).
+        ...agentEnvironment(launch.env).env,
+        // Some agents take their project directory from $PWD before their working directory
+        // (OpenCode does): an inherited PWD, where ralphtool was started, would point them there.
+        PWD: request.cwd,
+        RALPHTOOL_PROMPT_FILE: request.promptFilePath,
+        RALPHTOOL_CHANGE: request.change,
+        RALPHTOOL_STORY_ID: request.storyId,
+        RALPHTOOL_ATTEMPT: String(request.attempt),
+        // The independent review: a `command` agent knows it is the reviewer.
+        ...(request.readOnly === true ? { RALPHTOOL_REVIEW: '1' } : {}),
+      },
+      input: request.prompt,
+      signal: AbortSignal.any([request.signal, giveUp.signal]),
+      wallTimeoutMs: request.wallTimeoutMs,
+      idleTimeoutMs: request.idleTimeoutMs,
+      transcriptPath: request.transcriptPath,
+      ...(request.onSpawn ? { onSpawn: request.onSpawn } : {}),
+      // Agents start dev servers and watchers; none may outlive the attempt or write into the next.
+      watchDescendants: true,
+      onLine: (line, truncated) => {
+        noJson.observe(line, truncated);
+        launch.translator.push(line, truncated).forEach(deliver);
+      },
+      isProgress: launch.translator.isProgress?.bind(launch.translator),
     },
-    input: request.prompt,
-    signal: AbortSignal.any([request.signal, giveUp.signal]),
-    wallTimeoutMs: request.wallTimeoutMs,
-    idleTimeoutMs: request.idleTimeoutMs,
-    transcriptPath: request.transcriptPath,
-    ...(request.onSpawn ? { onSpawn: request.onSpawn } : {}),
-    // Agents start dev servers and watchers; none may outlive the attempt or write into the next.
-    watchDescendants: true,
-    onLine: (line, truncated) => {
-      noJson.observe(line, truncated);
-      launch.translator.push(line, truncated).forEach(deliver);
-    },
-    isProgress: launch.translator.isProgress?.bind(launch.translator),
-  });
+  ).finally(() => contained?.done());
 
   if (result.strays.length > 0)
     deliver({ type: 'error', message: straysNotice(result.strays), fatal: false });

@@ -1,3 +1,4 @@
+import type { WrappedCommand } from '../process/sandbox.js';
 import type { LimitKind, TokenUsage } from '../core/events.js';
 
 /**
@@ -74,6 +75,13 @@ export interface AttemptRequest {
    * without their auto-approval); whatever it edits anyway is reverted by the loop.
    */
   readOnly?: boolean;
+  /** `--sandbox`: the agent is started through it (run/sandbox.ts); absent: as it is. */
+  sandbox?: AgentSandbox | undefined;
+}
+
+/** Starts an agent contained (`--sandbox`): its program and arguments made into a wrapped command. */
+export interface AgentSandbox {
+  wrap(program: string, args: readonly string[], workTree: string): Promise<WrappedCommand>;
 }
 
 export interface AttemptOutput {

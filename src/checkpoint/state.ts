@@ -234,6 +234,10 @@ export const runStateSchema = z.object({
       review: z.string().min(1).nullable().default(null),
       reviewCommand: z.string().nullable().default(null),
       maxReviewRounds: z.number().int().min(0).default(2),
+      /** Missing in records written before `--sandbox` existed: off, as it was. */
+      sandbox: z.boolean().default(false),
+      allowHosts: z.array(z.string()).default([]),
+      sandboxDenyRead: z.array(z.string()).default([]),
       /** Where the run was started from: a relative `--agent-command` program is found there. */
       baseDir: z.string().min(1),
       /** The project's prompt template the run started with; absent or null: the built-in one. */

@@ -20,6 +20,12 @@ import {
   parsePositiveDuration,
 } from './options.js';
 import { remoteOptions, type RawRemoteFlags } from './remote-flags.js';
+import {
+  addSandboxOptions,
+  sandboxIntentGiven,
+  sandboxOptions,
+  type RawSandboxFlags,
+} from './sandbox-flags.js';
 import { unattendedOptions } from './unattended-flags.js';
 import {
   maxReviewRoundsOption,
@@ -38,7 +44,7 @@ import {
 } from './fallback-flags.js';
 
 /** Flags as commander hands them over: strings, validated by toRunOptions. */
-export interface RawRunFlags extends RawRemoteFlags, RawReviewFlags {
+export interface RawRunFlags extends RawRemoteFlags, RawReviewFlags, RawSandboxFlags {
   agent?: string;
   agentCommand?: string;
   model?: string;
@@ -79,7 +85,7 @@ export interface RawRunFlags extends RawRemoteFlags, RawReviewFlags {
 export const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 export function addRunOptions(cmd: Command): Command {
-  return cmd
+  return addSandboxOptions(cmd)
     .addOption(
       new Option(
         '--agent <name>',
@@ -357,6 +363,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     // Absolute: made so where the settings are read (settings/load.ts, `withSettings`).
     worktreeParent: flags.worktreeParent ?? null,
     ...remoteOptions(flags),
+    ...sandboxOptions(flags),
     intentGiven: intentGiven(flags),
     promptTemplate: flags.promptTemplate ?? null,
   };
@@ -378,6 +385,7 @@ function intentGiven(flags: RawRunFlags): Set<IntentKey> {
     ['onLimit', flags.onLimit !== undefined],
     ['maxWaitMs', flags.maxWait !== undefined],
     ...reviewIntentGiven(flags),
+    ...sandboxIntentGiven(flags),
   ];
   return new Set(given.filter(([, yes]) => yes).map(([key]) => key));
 }

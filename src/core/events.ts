@@ -122,6 +122,12 @@ export interface TokenUsage {
   cacheWrite: number;
 }
 
+/** What a sandboxed run's events and report say of its sandbox (docs/sandbox.md). */
+export interface SandboxInfo {
+  hosts: string[];
+  summary: string;
+}
+
 export type RunEvent =
   | {
       type: 'run.started';
@@ -135,6 +141,8 @@ export type RunEvent =
       maxRetries: number;
       /** A run in a worktree of its own (`run --worktree`): that worktree's top directory. */
       worktree?: string;
+      /** `--sandbox`: the hosts its agents may reach and its policy in one line; absent: none. */
+      sandbox?: SandboxInfo;
       /**
        * With what earlier invocations of the run (before a `resume`) spent on each story, from the
        * run state; absent or 0 for a story not tried yet.

@@ -22,6 +22,10 @@ export interface RunIntent {
   review: string | null;
   reviewCommand: string | null;
   maxReviewRounds: number;
+  /** `--sandbox` and its policy's additions (docs/sandbox.md). */
+  sandbox: boolean;
+  allowHosts: readonly string[];
+  sandboxDenyRead: readonly string[];
 }
 
 export type IntentKey = keyof RunIntent;
@@ -43,6 +47,9 @@ export const INTENT_FLAGS: Readonly<Record<IntentKey, string>> = {
   review: '--review',
   reviewCommand: '--review-command',
   maxReviewRounds: '--max-review-rounds',
+  sandbox: '--sandbox',
+  allowHosts: '--allow-host',
+  sandboxDenyRead: '--sandbox-deny-read',
 };
 
 export const INTENT_KEYS = Object.keys(INTENT_FLAGS) as IntentKey[];

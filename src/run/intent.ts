@@ -23,6 +23,9 @@ export function intentOf(options: RunOptions): RunIntent {
     review: options.review,
     reviewCommand: options.reviewCommand,
     maxReviewRounds: options.maxReviewRounds,
+    sandbox: options.sandbox,
+    allowHosts: [...options.allowHosts],
+    sandboxDenyRead: [...options.sandboxDenyRead],
   };
 }
 
@@ -31,6 +34,8 @@ export function intentRecord(options: RunOptions, baseDir: string): IntentRecord
   return {
     ...intentOf(options),
     verify: [...options.verify],
+    allowHosts: [...options.allowHosts],
+    sandboxDenyRead: [...options.sandboxDenyRead],
     baseDir,
     promptTemplate: options.promptTemplate ?? null,
   };
@@ -76,6 +81,8 @@ export function continuedOptions(
       agent,
       verify: [...next.verify],
       promptTemplate: promptTemplate ?? null,
+      allowHosts: [...next.allowHosts],
+      sandboxDenyRead: [...next.sandboxDenyRead],
     },
     baseDir: fromHere ? cwd : baseDir,
   };

@@ -4,7 +4,7 @@ import type { AgentBackend } from '../agents/types.js';
 import type { AgentSlot } from '../core/agent-choice.js';
 import type { Clock } from '../core/clock.js';
 import type { Change, Story } from '../core/change.js';
-import type { CompletionChoice, RunEvent, RunOutcome } from '../core/events.js';
+import type { CompletionChoice, RunEvent, RunOutcome, SandboxInfo } from '../core/events.js';
 import type { PromptChangePaths } from '../core/prompt.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
 import type { AccountPause } from './account-pause.js';
@@ -62,6 +62,8 @@ export interface LoopDeps {
    * environment's and the dotenv files' whose names say secret), read before each check.
    */
   pushedSecrets?: () => Promise<readonly Secret[]>;
+  /** `--sandbox`: what `run.started` says of it (run/sandbox.ts); absent: not sandboxed. */
+  sandbox?: SandboxInfo;
 }
 
 /** LoopDeps inside the loop: the clock chosen. */

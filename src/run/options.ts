@@ -102,6 +102,12 @@ export interface RunOptions {
   from: string | null;
   /** `--include-uncommitted`: with --push, the user's uncommitted files go with the first commit. */
   includeUncommitted: boolean;
+  /** `--sandbox`: every agent process runs contained (docs/sandbox.md); refused where it cannot. */
+  sandbox: boolean;
+  /** `--allow-host`: hosts the sandboxed agent may reach beyond its own API. */
+  allowHosts: readonly string[];
+  /** `--sandbox-deny-read`: paths beyond the credential stores the sandboxed agent may not read. */
+  sandboxDenyRead: readonly string[];
   /**
    * Which parts of the run's intent (core/run-intent.ts) this command line gave: a `resume`
    * replaces only those in the recorded intent and goes on with the rest as the run started.
@@ -124,6 +130,8 @@ export const REMOTE_DEFAULTS = {
 
 /** The review's defaults: none, two rounds when asked for. */
 export const REVIEW_DEFAULTS = { review: null, reviewCommand: null, maxReviewRounds: 2 } as const;
+/** The sandbox options when no flag gives them: off. */
+export const SANDBOX_DEFAULTS = { sandbox: false, allowHosts: [], sandboxDenyRead: [] } as const;
 
 /** How many runs may work at once (`--parallel`), and its default. */
 export const PARALLEL_LIMITS = { default: 2, max: 16 } as const;

@@ -25,6 +25,9 @@ const RECORDED: RunIntent = {
   review: 'command',
   reviewCommand: './review.sh',
   maxReviewRounds: 3,
+  sandbox: true,
+  allowHosts: ['registry.npmjs.org'],
+  sandboxDenyRead: ['~/.config/mytool'],
 };
 
 /** What `resume` without flags resolves to: every default. */
@@ -44,6 +47,9 @@ const DEFAULTS: RunIntent = {
   review: null,
   reviewCommand: null,
   maxReviewRounds: 2,
+  sandbox: false,
+  allowHosts: [],
+  sandboxDenyRead: [],
 };
 
 describe('continueIntent', () => {

@@ -7,6 +7,7 @@ import {
   DEFAULT_RUN_OPTIONS,
   REVIEW_DEFAULTS,
   REMOTE_DEFAULTS,
+  SANDBOX_DEFAULTS,
   UNATTENDED_DEFAULTS,
   type RunOptions,
 } from '../../src/run/options.js';
@@ -79,6 +80,7 @@ export class LoopHarness extends LoopFixture {
       worktreeParent: null,
       ...REMOTE_DEFAULTS,
       ...UNATTENDED_DEFAULTS,
+      ...SANDBOX_DEFAULTS,
       intentGiven: new Set(INTENT_KEYS),
       ...request.options,
     };

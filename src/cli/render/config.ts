@@ -40,6 +40,9 @@ const DEFAULT_TEXT: Readonly<Record<SettingName, string>> = {
   'command-timeout': formatDuration(DEFAULT_RUN_OPTIONS.commandTimeoutMs),
   parallel: String(PARALLEL_LIMITS.default),
   'worktree-parent': 'the folder holding the repository',
+  sandbox: 'off',
+  'allow-host': 'none',
+  'sandbox-deny-read': 'none',
 };
 
 export interface EffectiveSetting {

@@ -10,6 +10,7 @@ import {
 } from '../options.js';
 import { ON_COMPLETE, parseParallel, type RawRunFlags } from '../run-flags.js';
 import { ON_LIMIT, parseNotifyUrl, parseUsd } from '../unattended-flags.js';
+import { parseAllowHost, parseDenyRead, SANDBOX_SWITCH } from '../sandbox-flags.js';
 
 // The keys of the settings files (docs/contract.md, "Settings"): the long names of the run
 // options that make sense as a standing choice. Each is checked by its flag's own parser, so a
@@ -75,6 +76,9 @@ export const SETTING_KEYS = {
   ),
   'review-command': one('reviewCommand', parseCommandLine, true),
   'max-review-rounds': one('maxReviewRounds', parseCount, true),
+  sandbox: one('sandbox', (t, n) => parseChoice(t, SANDBOX_SWITCH, n), true),
+  'allow-host': many('allowHost', parseAllowHost),
+  'sandbox-deny-read': many('sandboxDenyRead', parseDenyRead),
   // Each invocation's own, as the flags are (contract: not recorded).
   'max-duration': one('maxDuration', parsePositiveDuration, false),
   'on-complete': one('onComplete', (t, n) => parseChoice(t, ON_COMPLETE, n), false),

@@ -102,6 +102,8 @@ function chooseAgentGroup(layers: readonly Layer[], chosen: Map<SettingName, Lay
 
 function flagValue(flags: RawRunFlags, name: SettingName): SettingValue | undefined {
   const value: unknown = flags[SETTING_KEYS[name].field];
+  // A switch with a negation (`--sandbox` / `--no-sandbox`) is `on` or `off`, as in a file.
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
   return typeof value === 'string' || Array.isArray(value) ? (value as SettingValue) : undefined;
 }
 

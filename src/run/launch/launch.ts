@@ -40,6 +40,7 @@ import { openRunRemote } from '../remote/open-remote.js';
 import { refusePrivateFilesToPush, refusePrivateStartToPush } from '../remote/private-files.js';
 import { recordedState } from '../recorded-state.js';
 import { continuedOptions, intentRecord } from '../intent.js';
+import { containedBackends, openRunSandbox } from '../sandbox.js';
 import { repairNotice, userTasksNotice } from '../repair-notice.js';
 import { secretRootsOf, secretsHere } from '../secrets.js';
 import { assertResumable, killOrphanedAgent, lockSession } from '../session.js';
@@ -93,6 +94,8 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   // A start checks its agent before anything changes; a resume once it has read the run's intent.
   const startBackends = req.mode === 'start' ? checkedBackends(options, req.env, req.cwd) : null;
   if (req.mode === 'start') await assertAgentLoggedIn(options.agent, req.env, req.cwd);
+  // `--sandbox` is set up (or refused, fail-closed) before anything changes (run/sandbox.ts).
+  let sandbox = req.mode === 'start' ? await openRunSandbox(options, req.env) : null;
   const where = {
     specRoot,
     change: req.change,
@@ -104,6 +107,9 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
   const inWorktree = req.mode === 'start' ? options.worktree : recorded !== null;
   const locks = await lockSession(specRoot, req.change, options.commandTimeoutMs, req.env, {
     workTree: !inWorktree,
+  }).catch(async (error: unknown) => {
+    await sandbox?.release();
+    throw error;
   });
   let place: WorktreePlace | null = null;
   let remote: RemoteSession | null = null;
@@ -140,13 +146,19 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
       req.mode === 'resume'
         ? continuedOptions(options, recordedNow, where.change, req.cwd, hooks.notice)
         : { options, baseDir: req.cwd };
-    const { backend, backendFor } =
-      startBackends ?? checkedBackends(continued.options, req.env, continued.baseDir);
+    const checked = startBackends ?? checkedBackends(continued.options, req.env, continued.baseDir);
     // The reviewer's program is checked before anything changes too (a resume's: its intent's).
-    const reviewer = reviewerOf(continued.options, backend, req.env, continued.baseDir);
+    const ownReviewer = reviewerOf(continued.options, checked.backend, req.env, continued.baseDir);
     if (req.mode === 'resume') {
       await assertAgentLoggedIn(continued.options.agent, req.env, continued.baseDir);
+      sandbox = await openRunSandbox(continued.options, req.env);
     }
+    const { backend, backendFor } = containedBackends(checked, sandbox);
+    // A sandboxed run's reviewer is contained too (its agent's hosts are allowed: run/sandbox.ts).
+    const reviewer =
+      ownReviewer === null || sandbox === null
+        ? ownReviewer
+        : { ...ownReviewer, backend: sandbox.contain(ownReviewer.backend) };
     let run: CheckpointRun;
     ({ run, place } = await startOrReopen(
       { ...req, options: continued.options },
@@ -178,6 +190,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
         notice: hooks.notice,
         ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
+        ...(sandbox ? { sandbox: { hosts: sandbox.hosts, summary: sandbox.summary } } : {}),
         // A run that pushes: an attempt that writes a secret's value into a file fails.
         ...(remote === null
           ? {}
@@ -192,6 +205,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
     if (lostMessage !== null) throw new RuntimeError(lostMessage);
     return result.exitCode;
   } finally {
+    await sandbox?.release();
     await remote?.end();
     await place?.lock.release();
     await locks.release();

@@ -139,6 +139,7 @@ function announceStart(
     ...(fallbacks.length > 0 ? { fallbacks } : {}),
     maxRetries: setup.options.maxRetries,
     ...(run.state.home ? { worktree: run.repo.root } : {}),
+    ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
     // A resumed run's earlier invocations count in its figures (the run state keeps them).
     stories: stories.map((s) => {
       const { attempts, costUsd, durationMs, agents, flakes } = deps.run.progressOf(s.id);

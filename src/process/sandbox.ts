@@ -1,0 +1,244 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RuntimeError } from '../core/errors.js';
+import { innerCommand, uncontainedReason, type SandboxPolicy } from '../core/sandbox-policy.js';
+import type { SandboxManager } from '@anthropic-ai/sandbox-runtime';
+import { execProgram } from './exec.js';
+
+/**
+ * `--sandbox` (docs/sandbox.md): every agent process, and all it starts, runs inside
+ * `@anthropic-ai/sandbox-runtime` (bubblewrap, seccomp, and a filtering proxy for the network).
+ * This module is the only one that knows the runtime. It fails closed: a command is only ever
+ * run wrapped after the runtime was set up and a wrapped `true` ran, and only when the runtime's
+ * answer starts bubblewrap with the network cut (core/sandbox-policy.ts `uncontainedReason`).
+ */
+
+/** What to do when the sandbox cannot work here: named in every refusal, and by `doctor`. */
+export const SANDBOX_REMEDY =
+  'install bubblewrap, socat and ripgrep (`apt-get install bubblewrap socat ripgrep`) and allow unprivileged user namespaces, or run without --sandbox';
+
+/** The runtime's own module, loaded on first use (a run without --sandbox never loads it). */
+type Runtime = typeof SandboxManager;
+
+/** A command ready to start contained: an argument array, never a shell of ralphtool's own. */
+export interface WrappedCommand {
+  program: string;
+  args: string[];
+  /** Where to start it: a folder outside every writable path (the work tree is `cd`'d into). */
+  cwd: string;
+  /** Call once the command ended: the runtime removes what it mounted for it. */
+  done: () => Promise<void>;
+}
+
+/** The sandbox for one run, while it is open; `release` when the run ends. */
+export interface SandboxSession {
+  /**
+   * `argv` contained, started in `workTree`: `policyFor` is given the command's private
+   * temporary folder (its TMPDIR, removed by `done`) and returns what it may do.
+   */
+  wrap(
+    argv: readonly string[],
+    workTree: string,
+    policyFor: (tmpDir: string) => SandboxPolicy,
+  ): Promise<WrappedCommand>;
+  release(): Promise<void>;
+}
+
+interface Shared {
+  runtime: Runtime;
+  /** Empty, never writable inside: the runtime protects files relative to its cwd. */
+  neutral: string;
+  base: string;
+  hosts: Map<string, number>;
+  users: number;
+}
+
+let shared: Promise<Shared> | null = null;
+/** Wraps happen one at a time: each changes the process's cwd while it runs (see wrapOne). */
+let wrapQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Opens the sandbox for a run whose agents may reach `hosts`: sets the runtime up once per
+ * process (checks its programs, starts its proxy, runs a wrapped `true`), and refuses with one
+ * line naming what to install or enable when any step fails. Several runs in one process share
+ * the runtime; its proxy allows the union of their hosts.
+ */
+export async function openSandbox(
+  hosts: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<SandboxSession> {
+  shared ??= setUp(hosts, env).catch((error: unknown) => {
+    shared = null;
+    throw error;
+  });
+  const s = await shared;
+  s.users += 1;
+  for (const host of hosts) s.hosts.set(host, (s.hosts.get(host) ?? 0) + 1);
+  s.runtime.updateConfig(runtimeConfig([...s.hosts.keys()]));
+  let released = false;
+  return {
+    wrap: (argv, workTree, policyFor) => wrapOne(s, argv, workTree, policyFor),
+    async release() {
+      if (released) return;
+      released = true;
+      for (const host of hosts) {
+        const n = (s.hosts.get(host) ?? 1) - 1;
+        if (n <= 0) s.hosts.delete(host);
+        else s.hosts.set(host, n);
+      }
+      s.users -= 1;
+      if (s.users > 0) {
+        s.runtime.updateConfig(runtimeConfig([...s.hosts.keys()]));
+        return;
+      }
+      shared = null;
+      await s.runtime.reset();
+      await rm(s.base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether `--sandbox` works here: null when it does, else the one line a run would refuse with. */
+export async function sandboxProblem(env: NodeJS.ProcessEnv): Promise<string | null> {
+  try {
+    await (await openSandbox([], env)).release();
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function runtimeConfig(hosts: string[]): Parameters<Runtime['initialize']>[0] {
+  return {
+    network: { allowedDomains: hosts, deniedDomains: [], strictAllowlist: true },
+    filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+  };
+}
+
+function refusal(reason: string): RuntimeError {
+  return new RuntimeError(`--sandbox cannot work here: ${reason}; ${SANDBOX_REMEDY}`);
+}
+
+async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<Shared> {
+  let runtime: Runtime;
+  try {
+    ({ SandboxManager: runtime } = await import('@anthropic-ai/sandbox-runtime'));
+  } catch {
+    throw refusal('the package @anthropic-ai/sandbox-runtime is not installed beside ralphtool');
+  }
+  if (process.platform !== 'linux')
+    throw refusal(`it runs on Linux only (this is ${process.platform})`);
+  const missing = runtime.checkDependencies().errors;
+  if (missing.length > 0) throw refusal(missing.join(', '));
+  // The runtime stops its proxy on SIGINT and SIGTERM, and its handlers would keep Node from
+  // exiting on them: ralphtool's own handlers decide, and release() stops the proxy at the end.
+  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  try {
+    await runtime.initialize(runtimeConfig([...hosts]));
+  } catch (error) {
+    throw refusal(firstLine(error instanceof Error ? error.message : String(error)));
+  } finally {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) {
+        if (!before[signal].includes(listener)) process.removeListener(signal, listener);
+      }
+    }
+  }
+  const base = await mkdtemp(join(tmpdir(), 'ralphtool-sandbox-'));
+  const neutral = join(base, 'cwd');
+  await mkdir(neutral);
+  const s: Shared = { runtime, neutral, base, hosts: new Map(), users: 0 };
+  try {
+    await probe(s, env);
+  } catch (error) {
+    await runtime.reset();
+    await rm(base, { recursive: true, force: true });
+    throw error;
+  }
+  return s;
+}
+
+/**
+ * A wrapped `true` must run: the only way to see that user namespaces are refused (the runtime
+ * sets up fine, and every command then fails in bwrap).
+ */
+async function probe(s: Shared, env: NodeJS.ProcessEnv): Promise<void> {
+  const probeTree = await mkdtemp(join(s.base, 'probe-'));
+  const command = await wrapOne(s, ['true'], probeTree, (tmp) => ({
+    allowWrite: [probeTree, tmp],
+    denyWrite: [],
+    denyRead: [],
+    allowedHosts: [],
+  }));
+  try {
+    const result = await execProgram(command.program, command.args, {
+      cwd: command.cwd,
+      baseEnv: env,
+      timeoutMs: 30_000,
+      reject: false,
+    });
+    if (result.exitCode !== 0) {
+      const why = firstLine(result.stderr) || `exit ${String(result.exitCode ?? result.signal)}`;
+      throw refusal(`a sandboxed \`true\` failed (${why})`);
+    }
+  } finally {
+    await command.done();
+  }
+}
+
+async function wrapOne(
+  s: Shared,
+  argv: readonly string[],
+  workTree: string,
+  policyFor: (tmpDir: string) => SandboxPolicy,
+): Promise<WrappedCommand> {
+  const tmpDir = await mkdtemp(join(s.base, 'tmp-'));
+  const policy = policyFor(tmpDir);
+  const customConfig = {
+    network: { allowedDomains: policy.allowedHosts, deniedDomains: [], strictAllowlist: true },
+    filesystem: {
+      allowWrite: policy.allowWrite,
+      denyWrite: policy.denyWrite,
+      denyRead: policy.denyRead,
+    },
+  };
+  const inner = innerCommand(workTree, tmpDir, argv);
+  // The runtime protects files relative to the process's cwd (and leaves stubs of missing ones
+  // in it when that cwd is writable): it must be a folder no command may write. ralphtool reads
+  // its own cwd once at start, so changing it around the wrap (one at a time) is safe.
+  const run = wrapQueue.then(async () => {
+    const cwd = process.cwd();
+    process.chdir(s.neutral);
+    try {
+      return await s.runtime.wrapWithSandbox(inner, '/bin/bash', customConfig);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+  wrapQueue = run.catch(() => undefined);
+  const wrapped = await run;
+  const uncontained = uncontainedReason(wrapped);
+  if (uncontained !== null) {
+    await rm(tmpDir, { recursive: true, force: true });
+    throw refusal(uncontained);
+  }
+  return {
+    program: '/bin/bash',
+    args: ['-c', wrapped],
+    cwd: s.neutral,
+    done: async () => {
+      s.runtime.cleanupAfterCommand();
+      await rm(tmpDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? ''
+  );
+}

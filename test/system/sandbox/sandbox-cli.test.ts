@@ -1,0 +1,111 @@
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ofType, RunFixture, single, stories } from '../../run/helpers.js';
+import { sandboxToolsAvailable } from '../../support/sandbox-tools.js';
+
+// docs/sandbox.md: with --sandbox an agent that reaches for what it must not (a key in ~/.ssh,
+// a file outside the work tree, a server not on the allow-list, a forge token) gets nothing,
+// and the run goes on to commit its work as usual.
+
+const CHANGE = 'add-widgets';
+const KEY = 'PRIVATE-KEY-5f3a9c';
+const TOKEN = 'ghp_sandboxtesttoken1234567890abcdef';
+
+let fixture: RunFixture | undefined;
+const servers: Server[] = [];
+afterEach(async () => {
+  fixture?.remove();
+  fixture = undefined;
+  await Promise.all(servers.splice(0).map((s) => new Promise((done) => s.close(done))));
+});
+
+/** A server on loopback that answers `name` and counts what reached it. */
+async function server(name: string): Promise<{ port: number; hits: () => number }> {
+  let hits = 0;
+  const s = createServer((_, res) => {
+    hits += 1;
+    res.end(`${name}-answered`);
+  });
+  servers.push(s);
+  await new Promise<void>((done) => s.listen(0, '127.0.0.1', done));
+  return { port: (s.address() as AddressInfo).port, hits: () => hits };
+}
+
+/** The agent: tries each forbidden thing, prints what it got, then does its story. */
+const AGENT = `#!/bin/bash
+echo "ssh: $(cat "$HOME/.ssh/id_rsa" 2>&1)"
+echo "outside: $( (echo x > "$OUTSIDE/escaped") 2>&1 )"
+echo "hook: $( (echo x > .git/hooks/pre-commit) 2>&1 )"
+echo "token: \${GH_TOKEN:-unset}"
+echo "denied: $(curl -s -m 10 "http://127.0.0.1:$DENIED_PORT/" 2>&1)"
+echo "direct: $(curl -s -m 10 --noproxy '*' "http://127.0.0.1:$DENIED_PORT/" 2>&1; echo " exit $?")"
+echo "allowed: $(curl -s -m 10 "http://127.0.0.1:$ALLOWED_PORT/" 2>&1)"
+echo "tmp: $(mktemp)"
+mkdir -p src && echo done > src/x.txt
+sed -i 's/- \\[ \\]/- [x]/' "openspec/changes/$RALPHTOOL_CHANGE/tasks.md"
+echo "<promise>COMPLETE</promise>"
+`;
+
+describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a command agent', () => {
+  it('completes and commits, while every reach outside the policy gets nothing', async () => {
+    fixture = new RunFixture(CHANGE, stories(1));
+    const f = fixture;
+    const home = path.join(f.scratch, 'home');
+    mkdirSync(path.join(home, '.ssh'), { recursive: true });
+    writeFileSync(path.join(home, '.ssh', 'id_rsa'), `${KEY}\n`);
+    const outside = path.join(f.scratch, 'outside');
+    mkdirSync(outside);
+    const agent = path.join(f.scratch, 'agent.sh');
+    writeFileSync(agent, AGENT);
+    chmodSync(agent, 0o755);
+    const allowed = await server('allowed');
+    const denied = await server('denied');
+
+    const result = await f.run(
+      [
+        ...['--json', '--sandbox', '--max-retries', '0', '--on-complete', 'keep'],
+        ...['--agent', 'command', '--agent-command', agent],
+        ...['--allow-host', `127.0.0.1:${String(allowed.port)}`],
+      ],
+      {
+        agent: false,
+        env: {
+          HOME: home,
+          GH_TOKEN: TOKEN,
+          OUTSIDE: outside,
+          DENIED_PORT: String(denied.port),
+          ALLOWED_PORT: String(allowed.port),
+        },
+      },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.events();
+    expect(single(events, 'run.started')).toMatchObject({
+      sandbox: { hosts: [`127.0.0.1:${String(allowed.port)}`] },
+    });
+    expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
+    const said = ofType(events, 'agent.message')
+      .map((e) => String(e.text))
+      .join('\n');
+    // Nothing it must not have got.
+    expect(said).not.toContain(KEY);
+    expect(said).not.toContain(TOKEN);
+    expect(said).toContain('token: unset');
+    expect(said).not.toContain('denied-answered');
+    expect(denied.hits()).toBe(0);
+    expect(existsSync(path.join(outside, 'escaped'))).toBe(false);
+    expect(said).toMatch(/outside: .*Read-only file system/);
+    expect(said).toMatch(/hook: .*(Read-only file system|busy|denied)/i);
+    expect(existsSync(path.join(f.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    // What the policy allows works: the allowed host, a private temp folder, the work tree.
+    expect(said).toContain('allowed: allowed-answered');
+    expect(allowed.hits()).toBe(1);
+    expect(said).toMatch(/tmp: \/\S+/);
+    expect(f.read('src/x.txt')).toBe('done\n');
+    expect(f.git('log', '-1', '--format=%s')).toContain('1');
+    expect(f.git('status', '--porcelain')).toBe('');
+  });
+});
