@@ -14,9 +14,12 @@ import { execProgram } from './exec.js';
  * answer starts bubblewrap with the network cut (core/sandbox-policy.ts `uncontainedReason`).
  */
 
-/** What to do when the sandbox cannot work here: named in every refusal, and by `doctor`. */
-export const SANDBOX_REMEDY =
-  'install bubblewrap, socat and ripgrep (`apt-get install bubblewrap socat ripgrep`) and allow unprivileged user namespaces, or run without --sandbox';
+/** What to do when the sandbox's programs are missing: named in the refusal, and by `doctor`. */
+export const INSTALL_REMEDY =
+  'install them (`apt-get install bubblewrap socat ripgrep`), or run without --sandbox';
+/** What to do when bubblewrap cannot make its namespaces (user namespaces refused). */
+export const USERNS_REMEDY =
+  'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; in a container, one that permits them), or run without --sandbox';
 
 /** The runtime's own module, loaded on first use (a run without --sandbox never loads it). */
 type Runtime = typeof SandboxManager;
@@ -116,8 +119,8 @@ function runtimeConfig(hosts: string[]): Parameters<Runtime['initialize']>[0] {
   };
 }
 
-function refusal(reason: string): RuntimeError {
-  return new RuntimeError(`--sandbox cannot work here: ${reason}; ${SANDBOX_REMEDY}`);
+function refusal(reason: string, remedy = INSTALL_REMEDY): RuntimeError {
+  return new RuntimeError(`--sandbox cannot work here: ${reason}: ${remedy}`);
 }
 
 async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<Shared> {
@@ -125,10 +128,16 @@ async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<
   try {
     ({ SandboxManager: runtime } = await import('@anthropic-ai/sandbox-runtime'));
   } catch {
-    throw refusal('the package @anthropic-ai/sandbox-runtime is not installed beside ralphtool');
+    throw refusal(
+      'the package @anthropic-ai/sandbox-runtime is not installed beside ralphtool',
+      'reinstall ralphtool with its dependencies, or run without --sandbox',
+    );
   }
   if (process.platform !== 'linux')
-    throw refusal(`it runs on Linux only (this is ${process.platform})`);
+    throw refusal(
+      `ralphtool's sandbox runs on Linux only (this is ${process.platform})`,
+      'run without --sandbox',
+    );
   const missing = runtime.checkDependencies().errors;
   if (missing.length > 0) throw refusal(missing.join(', '));
   // The runtime stops its proxy on SIGINT and SIGTERM, and its handlers would keep Node from
@@ -137,7 +146,7 @@ async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<
   try {
     await runtime.initialize(runtimeConfig([...hosts]));
   } catch (error) {
-    throw refusal(firstLine(error instanceof Error ? error.message : String(error)));
+    throw refusal(firstLine(error instanceof Error ? error.message : String(error)), USERNS_REMEDY);
   } finally {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       for (const listener of process.listeners(signal)) {
@@ -180,7 +189,7 @@ async function probe(s: Shared, env: NodeJS.ProcessEnv): Promise<void> {
     });
     if (result.exitCode !== 0) {
       const why = firstLine(result.stderr) || `exit ${String(result.exitCode ?? result.signal)}`;
-      throw refusal(`a sandboxed \`true\` failed (${why})`);
+      throw refusal(`a sandboxed \`true\` failed (${why})`, USERNS_REMEDY);
     }
   } finally {
     await command.done();
@@ -221,7 +230,7 @@ async function wrapOne(
   const uncontained = uncontainedReason(wrapped);
   if (uncontained !== null) {
     await rm(tmpDir, { recursive: true, force: true });
-    throw refusal(uncontained);
+    throw refusal(uncontained, 'report this to ralphtool, and run without --sandbox meanwhile');
   }
   return {
     program: '/bin/bash',

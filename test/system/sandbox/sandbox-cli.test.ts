@@ -1,9 +1,22 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ofType, RunFixture, single, stories } from '../../run/helpers.js';
+import { execProgram } from '../../../src/process/exec.js';
+import { eventually, ofType, RunFixture, single, stories } from '../../run/helpers.js';
+import { LiveCli } from '../../support/live-cli.js';
+import { CLI_PATH } from '../../support/cli.js';
+import { shellWords } from '../../support/printed-command.js';
 import { sandboxToolsAvailable } from '../../support/sandbox-tools.js';
 
 // docs/sandbox.md: with --sandbox an agent that reaches for what it must not (a key in ~/.ssh,
@@ -87,6 +100,8 @@ describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a comman
       sandbox: { hosts: [`127.0.0.1:${String(allowed.port)}`] },
     });
     expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
+    // The sandbox's own processes (bubblewrap, its proxy bridges) are no strays of the agent.
+    expect(ofType(events, 'error')).toEqual([]);
     const said = ofType(events, 'agent.message')
       .map((e) => String(e.text))
       .join('\n');
@@ -108,4 +123,120 @@ describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a comman
     expect(f.git('log', '-1', '--format=%s')).toContain('1');
     expect(f.git('status', '--porcelain')).toBe('');
   });
+});
+
+describe('ralphtool run --sandbox where it cannot work', () => {
+  it('refuses in one line naming what to install, and leaves the repository as it was', async () => {
+    fixture = new RunFixture(CHANGE, stories(1));
+    const f = fixture;
+    // A PATH with everything the run needs but bubblewrap.
+    const bin = path.join(f.scratch, 'bin');
+    mkdirSync(bin);
+    for (const tool of ['git', 'which', 'socat', 'rg', 'bash', 'sh']) {
+      const found = execFileSync('which', [tool], { encoding: 'utf8' }).trim();
+      symlinkSync(found, path.join(bin, tool));
+    }
+    const before = {
+      refs: f.git('for-each-ref'),
+      status: f.git('status', '--porcelain'),
+      head: f.git('rev-parse', 'HEAD'),
+    };
+    const result = await f.run(
+      ['--sandbox', '--on-complete', 'keep', '--agent', 'command', '--agent-command', '/bin/true'],
+      { agent: false, env: { PATH: bin } },
+    );
+    expect(result.exitCode).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/--sandbox cannot work here: .*bwrap/);
+    expect(lines[0]).toContain('install them (`apt-get install bubblewrap socat ripgrep`)');
+    expect(result.stdout).toBe('');
+    // The advice works as printed (here, where the packages are installed: a no-op for root).
+    if (process.getuid?.() === 0) {
+      const [program = '', ...args] = shellWords(
+        /`(apt-get [^`]+)`/.exec(lines[0] ?? '')?.[1] ?? '',
+      );
+      const apt = await execProgram(program, args, {
+        cwd: f.scratch,
+        baseEnv: process.env,
+        reject: false,
+      });
+      expect(apt.exitCode, apt.stderr).toBe(0);
+    }
+    expect(f.git('for-each-ref')).toBe(before.refs);
+    expect(f.git('status', '--porcelain')).toBe(before.status);
+    expect(f.git('rev-parse', 'HEAD')).toBe(before.head);
+    expect(existsSync(path.join(f.dir, '.git', 'ralphtool'))).toBe(false);
+  });
+});
+
+describe('ralphtool run --sandbox where user namespaces are refused', () => {
+  it('refuses on its probe (the runtime itself sets up fine there), repository untouched', async () => {
+    fixture = new RunFixture(CHANGE, stories(1));
+    const f = fixture;
+    const head = f.git('rev-parse', 'HEAD');
+    // ralphtool itself inside a bubblewrap that forbids further user namespaces.
+    const result = await execProgram(
+      'bwrap',
+      [
+        ...['--dev-bind', '/', '/', '--unshare-user', '--disable-userns', '--'],
+        ...[process.execPath, CLI_PATH, 'run', CHANGE, '--sandbox', '--on-complete', 'keep'],
+        ...['--agent', 'command', '--agent-command', '/bin/true'],
+      ],
+      { cwd: f.dir, baseEnv: process.env, env: f.env(), reject: false, timeoutMs: 60_000 },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /a sandboxed `true` failed \(bwrap: .*\): allow unprivileged user namespaces/,
+    );
+    expect(f.git('rev-parse', 'HEAD')).toBe(head);
+    expect(f.git('branch', '--list', 'ralph/*')).toBe('');
+    expect(existsSync(path.join(f.dir, '.git', 'ralphtool'))).toBe(false);
+  });
+});
+
+/** Pids of processes whose command line is exactly `words`. */
+function processesRunning(words: readonly string[]): number[] {
+  const want = words.join('\0');
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '') === want;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('ralphtool run --sandbox stopped by the user', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s stops the run as without the sandbox (exit 130), and nothing the agent started lives on',
+    async (signal) => {
+      fixture = new RunFixture(CHANGE, stories(1));
+      const f = fixture;
+      const marker = String(300 + Math.floor(Math.random() * 600));
+      const agent = path.join(f.scratch, 'agent.sh');
+      writeFileSync(agent, `#!/bin/bash\nsleep ${marker} &\necho working\nwait\n`);
+      chmodSync(agent, 0o755);
+      const live = new LiveCli(
+        [
+          ...['run', CHANGE, '--json', '--sandbox', '--on-complete', 'keep'],
+          ...['--agent', 'command', '--agent-command', agent],
+        ],
+        f.dir,
+        f.env(),
+      );
+      await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
+      expect(processesRunning(['sleep', marker])).toHaveLength(1);
+      live.signal(signal);
+      const exit = await live.exited;
+      expect(exit.code).toBe(130);
+      expect(single(live.events, 'run.finished')).toMatchObject({ outcome: 'stopped' });
+      expect(await eventually(() => processesRunning(['sleep', marker]).length === 0)).toBe(true);
+      expect(f.git('status', '--porcelain')).toBe('');
+    },
+  );
 });
