@@ -55,8 +55,19 @@ export function doctorChecks(facts: DoctorFacts, cwd: string): CheckResult[] {
     openCodeCheck(facts.opencode),
     optionalAgentCheck('gemini', facts.gemini),
     userCheck(facts),
+    sandboxCheck(facts.sandboxProblem),
   );
   return results;
+}
+
+/** `run --sandbox` (docs/sandbox.md): only needed with it, so a warning when it cannot work. */
+function sandboxCheck(problem: DoctorFacts['sandboxProblem']): CheckResult {
+  if (problem === null) return ok('--sandbox', 'works here (a sandboxed `true` ran)');
+  return warn(
+    '--sandbox',
+    `cannot work here: ${problem.reason} (only needed for --sandbox)`,
+    problem.remedy,
+  );
 }
 
 /** 0 when nothing stops `ralphtool run` with the default agent, else 1. */

@@ -25,6 +25,8 @@ export interface DoctorFacts {
   uid: number | null;
   /** IS_SANDBOX=1 is set (Claude Code then allows --dangerously-skip-permissions as root). */
   sandbox: boolean;
+  /** Why `run --sandbox` cannot work here and what to do; null: it works (a wrapped `true` ran). */
+  sandboxProblem: { reason: string; remedy: string } | null;
 }
 
 export interface RepoFacts {

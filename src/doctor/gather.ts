@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { agentLogin } from '../agents/login-status.js';
+import { sandboxProblem } from '../process/sandbox.js';
 import { findProgram } from '../agents/preflight.js';
 import { vendorProgram, type AgentProgram } from '../agents/programs.js';
 import { RalphError } from '../core/errors.js';
@@ -27,12 +28,13 @@ export interface GatherOptions {
 /** Looks at the machine and the directory without changing anything. */
 export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
   const ctx: GitContext = { cwd: opts.cwd, timeoutMs: opts.timeoutMs, baseEnv: opts.env };
-  const [gitFacts, claude, codex, opencode, gemini] = await Promise.all([
+  const [gitFacts, claude, codex, opencode, gemini, sandboxIssue] = await Promise.all([
     gitVersion(ctx),
     withLogin('claude', programFacts(vendorProgram('claude', opts.env), opts), opts),
     withLogin('codex', programFacts(vendorProgram('codex', opts.env), opts), opts),
     programFacts(vendorProgram('opencode', opts.env), opts),
     programFacts(vendorProgram('gemini', opts.env), opts),
+    sandboxProblem(opts.env),
   ]);
   const repo = gitFacts ? await repoFacts(ctx) : null;
   const openspec = await openSpecFacts(opts.cwd);
@@ -47,6 +49,7 @@ export async function gatherFacts(opts: GatherOptions): Promise<DoctorFacts> {
     gemini,
     uid: opts.uid,
     sandbox: opts.env.IS_SANDBOX === '1',
+    sandboxProblem: sandboxIssue,
   };
 }
 

@@ -102,13 +102,16 @@ export async function openSandbox(
   };
 }
 
-/** Whether `--sandbox` works here: null when it does, else the one line a run would refuse with. */
-export async function sandboxProblem(env: NodeJS.ProcessEnv): Promise<string | null> {
+/** Whether `--sandbox` works here (`doctor`): null when it does, else why not and what to do. */
+export async function sandboxProblem(
+  env: NodeJS.ProcessEnv,
+): Promise<{ reason: string; remedy: string } | null> {
   try {
     await (await openSandbox([], env)).release();
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    if (error instanceof SandboxRefusal) return { reason: error.reason, remedy: error.remedy };
+    throw error;
   }
 }
 
@@ -119,8 +122,18 @@ function runtimeConfig(hosts: string[]): Parameters<Runtime['initialize']>[0] {
   };
 }
 
-function refusal(reason: string, remedy = INSTALL_REMEDY): RuntimeError {
-  return new RuntimeError(`--sandbox cannot work here: ${reason}: ${remedy}`);
+/** Why `--sandbox` cannot work here and what to do, in one line (exit 1). */
+export class SandboxRefusal extends RuntimeError {
+  constructor(
+    readonly reason: string,
+    readonly remedy: string,
+  ) {
+    super(`--sandbox cannot work here: ${reason}: ${remedy}`);
+  }
+}
+
+function refusal(reason: string, remedy = INSTALL_REMEDY): SandboxRefusal {
+  return new SandboxRefusal(reason, remedy);
 }
 
 async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<Shared> {

@@ -52,6 +52,7 @@ function goodFacts(): DoctorFacts {
     gemini: { program: 'gemini', fromEnv: null, path: null, version: null, versionError: null },
     uid: 1000,
     sandbox: false,
+    sandboxProblem: null,
   };
 }
 
@@ -100,6 +101,7 @@ describe('doctorChecks', () => {
       'opencode',
       'gemini',
       'user',
+      '--sandbox',
     ]);
     expect(results.filter((r) => r.status !== 'ok').map((r) => r.label)).toEqual([
       'codex',
@@ -314,6 +316,19 @@ describe('doctorChecks', () => {
       status: 'ok',
       detail: '0.61.0 (/usr/bin/gemini)',
     });
+  });
+
+  it('says whether --sandbox works here, and what to do when not, without failing the doctor', () => {
+    expect(check(doctorChecks(goodFacts(), '/repo'), '--sandbox')).toMatchObject({ status: 'ok' });
+    const problem = { reason: 'bubblewrap (bwrap) not installed', remedy: 'install them' };
+    const results = doctorChecks({ ...goodFacts(), sandboxProblem: problem }, '/repo');
+    expect(check(results, '--sandbox')).toEqual({
+      status: 'warn',
+      label: '--sandbox',
+      detail: 'cannot work here: bubblewrap (bwrap) not installed (only needed for --sandbox)',
+      fix: 'install them',
+    });
+    expect(doctorExitCode(results)).toBe(0);
   });
 
   it('reads git versions', () => {
