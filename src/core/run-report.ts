@@ -47,6 +47,14 @@ export interface RunReport {
   files: ReportFile[] | null;
   /** The last independent review's verdict; null when the run had none. */
   review: ReportReview | null;
+  /** `--sandbox` (docs/sandbox.md): what its policy adds to the defaults; null: not sandboxed. */
+  sandbox: { allowHosts: string[]; denyRead: string[] } | null;
+}
+
+/** The one line a report says of a sandboxed run. */
+export function sandboxLine(sandbox: NonNullable<RunReport['sandbox']>): string {
+  const hosts = sandbox.allowHosts.length > 0 ? sandbox.allowHosts.join(', ') : 'nothing else';
+  return `Sandboxed (--sandbox): the agent wrote only in the work tree, read no credential store, and reached only its API and ${hosts}`;
 }
 
 /** The last review (`--review`): its verdict, its reasons, and each scenario met or not. */
@@ -87,6 +95,9 @@ export function buildReport(
     >;
     remote?: { push: string } | null | undefined;
     review?: ReportReview | undefined;
+    intent?:
+      | { sandbox: boolean; allowHosts: readonly string[]; sandboxDenyRead: readonly string[] }
+      | undefined;
   },
   titles: ReadonlyMap<string, string>,
   order: readonly string[],
@@ -121,6 +132,9 @@ export function buildReport(
     remote: state.remote?.push ?? null,
     files,
     review: state.review ?? null,
+    sandbox: state.intent?.sandbox
+      ? { allowHosts: [...state.intent.allowHosts], denyRead: [...state.intent.sandboxDenyRead] }
+      : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { VerifyResult } from '../../core/events.js';
-import { markdownCell, type RunReport } from '../../core/run-report.js';
+import { markdownCell, sandboxLine, type RunReport } from '../../core/run-report.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { clean } from '../../format/text.js';
@@ -32,6 +32,7 @@ export function renderReportMarkdown(report: RunReport): string {
     ),
     `| **Total** | | **${done}/${report.stories.length}** | **${report.stories.reduce((n, s) => n + s.attempts, 0)}** | **${cost(report.costUsd)}** | **${formatDuration(report.durationMs)}** |`,
     '',
+    ...(report.sandbox === null ? [] : [`- ${markdownCell(sandboxLine(report.sandbox))}`]),
     ...gateLines(report, (text) => markdownCell(text)).map((line) => `- ${line}`),
     ...reviewSection(report.review),
     ...storySections(report),
@@ -166,6 +167,9 @@ export function renderReport(report: RunReport, style: Style): string {
     ]),
   ];
   const head = `${style.bold(report.change)}: ${done}/${report.stories.length} stories · ${ending(report)} · branch ${report.branch} · ${cost(report.costUsd)}`;
-  const notes = gateLines(report, clean).map((line) => style.yellow(line));
+  const notes = [
+    ...(report.sandbox === null ? [] : [sandboxLine(report.sandbox)]),
+    ...gateLines(report, clean).map((line) => style.yellow(line)),
+  ];
   return `${head}\n${[...table(rows), ...notes].join('\n')}\n`;
 }

@@ -66,6 +66,7 @@ function renderRuns(runs: readonly RunStatus[], style: Style, now: Date): string
       ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
       ...homeLines(run),
       ...agentLines(run, now),
+      ...sandboxLines(run),
       ...waitLines(run, now),
       ...(run.remote ? [`  on ${run.remote.remote}: ${run.remote.said}`] : []),
       `  next: ${run.next}`,
@@ -109,6 +110,16 @@ function waitLines(run: RunStatus, now: Date): string[] {
         `  ⏸ it was waiting for ${what} until ${clockTime(until, now.getTime())}: \`resume\` waits out the rest`,
       ]
     : [];
+}
+
+/** A sandboxed run: what its agent may reach beyond its own API (docs/sandbox.md). */
+function sandboxLines(run: RunStatus): string[] {
+  const sandbox = run.sandbox ?? null;
+  if (sandbox === null) return [];
+  const hosts = sandbox.allowHosts.length > 0 ? sandbox.allowHosts.join(', ') : 'none';
+  return [
+    `  sandboxed · network: the agent's API and ${hosts === 'none' ? 'nothing else' : hosts}`,
+  ];
 }
 
 /**

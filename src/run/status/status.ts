@@ -62,6 +62,8 @@ export interface RunStatus {
   wait?: NonNullable<RunState['wait']> | null;
   /** The agent (and model) of the attempt running or last run; null before any attempt. */
   agent?: { agent: string; model: string | null } | null;
+  /** `--sandbox` (docs/sandbox.md): the hosts and paths its policy adds; null: not sandboxed. */
+  sandbox?: { allowHosts: string[]; denyRead: string[] } | null;
   /**
    * Fallback agents (`--fallback-agent`, in order) and the agents limited until when (only
    * limits not yet over); null for a run without fallback agents or recorded limits.
@@ -172,6 +174,9 @@ async function statusOf(
     question: question ? { storyId: question.storyId, text: question.text } : null,
     wait: state.status === 'active' ? (state.wait ?? null) : null,
     agent: state.attemptAgent ?? null,
+    sandbox: state.intent?.sandbox
+      ? { allowHosts: state.intent.allowHosts, denyRead: state.intent.sandboxDenyRead }
+      : null,
     fallback: fallbackOf(state),
     remote: remote === null ? null : { remote: remote.remote, said: remote.said },
     next:

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { execProgram } from '../../../src/process/exec.js';
 import { eventually, ofType, RunFixture, single, stories } from '../../run/helpers.js';
 import { LiveCli } from '../../support/live-cli.js';
-import { CLI_PATH } from '../../support/cli.js';
+import { CLI_PATH, runCli } from '../../support/cli.js';
 import { shellWords } from '../../support/printed-command.js';
 import { sandboxToolsAvailable } from '../../support/sandbox-tools.js';
 
@@ -122,6 +122,18 @@ describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a comman
     expect(f.read('src/x.txt')).toBe('done\n');
     expect(f.git('log', '-1', '--format=%s')).toContain('1');
     expect(f.git('status', '--porcelain')).toBe('');
+
+    // The record says so: status, the report (a pull request's body), a resume keeps it.
+    const host = `127.0.0.1:${String(allowed.port)}`;
+    const status = await runCli(['status'], { cwd: f.dir, env: f.env() });
+    expect(status.stdout).toContain(`sandboxed · network: the agent's API and ${host}`);
+    const markdown = await runCli(['report', CHANGE, '--markdown'], { cwd: f.dir, env: f.env() });
+    expect(markdown.stdout).toContain(
+      `- Sandboxed (--sandbox): the agent wrote only in the work tree, read no credential store, and reached only its API and ${host}`,
+    );
+    const json = await runCli(['report', CHANGE, '--json'], { cwd: f.dir, env: f.env() });
+    expect(JSON.parse(json.stdout)).toMatchObject({ sandbox: { allowHosts: [host] } });
+    expect(f.state()).toMatchObject({ intent: { sandbox: true, allowHosts: [host] } });
   });
 });
 
@@ -239,4 +251,49 @@ describe('ralphtool run --sandbox stopped by the user', () => {
       expect(f.git('status', '--porcelain')).toBe('');
     },
   );
+});
+
+describe('ralphtool resume of a sandboxed run', () => {
+  it('keeps the sandbox and its hosts without the flags; --no-sandbox replaces it with a notice', async () => {
+    fixture = new RunFixture(CHANGE, stories(2));
+    const f = fixture;
+    const ready = path.join(f.scratch, 'ready');
+    const agent = path.join(f.scratch, 'agent.sh');
+    writeFileSync(
+      agent,
+      [
+        '#!/bin/bash',
+        `if [ ! -e ${ready}/$RALPHTOOL_STORY_ID ]; then echo "<promise>FAILED: not yet</promise>"; exit 0; fi`,
+        `sed -i "s/- \\[ \\] $RALPHTOOL_STORY_ID\\./- [x] $RALPHTOOL_STORY_ID./" "openspec/changes/$RALPHTOOL_CHANGE/tasks.md"`,
+        'echo "<promise>COMPLETE</promise>"',
+        '',
+      ].join('\n'),
+    );
+    chmodSync(agent, 0o755);
+    mkdirSync(ready);
+    const first = await f.run(
+      [
+        ...['--json', '--sandbox', '--allow-host', 'registry.npmjs.org', '--max-retries', '0'],
+        ...['--on-complete', 'keep', '--agent', 'command', '--agent-command', agent],
+      ],
+      { agent: false },
+    );
+    expect(first.exitCode).not.toBe(0);
+
+    writeFileSync(path.join(ready, '1'), '');
+    const resumed = await runCli(['resume', CHANGE, '--json', '--on-complete', 'keep'], {
+      cwd: f.dir,
+      env: f.env(),
+    });
+    expect(single(resumed.events(), 'run.started')).toMatchObject({
+      sandbox: { hosts: ['registry.npmjs.org'] },
+    });
+
+    const uncontained = await runCli(
+      ['resume', CHANGE, '--json', '--on-complete', 'keep', '--no-sandbox'],
+      { cwd: f.dir, env: f.env() },
+    );
+    expect(uncontained.stderr).toContain('--sandbox is now off (the run had on)');
+    expect(single(uncontained.events(), 'run.started').sandbox).toBeUndefined();
+  });
 });
