@@ -15,6 +15,8 @@
 //   INPUT_PR             "true": open or update a pull request from ralph/<change> (default)
 //   INPUT_PR_BASE        its base branch (default: the remote's default branch)
 //   INPUT_TOKEN          the token for ralphtool's pushes and for `gh` (never for the agent)
+//   INPUT_SANDBOX        "true": the agent runs with --sandbox, what it needs installed first
+//                        (action/sandbox-install.mjs; default)
 //   OUT_DIR              the folder under which this change's events and transcripts are kept
 //   GITHUB_OUTPUT        (set by GitHub) where outputs go: exit-code, finished, artifacts,
 //                        artifact-name
@@ -31,6 +33,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { ensureAgent, pinnedVersion } from './agent-install.mjs';
+import { ensureSandbox } from './sandbox-install.mjs';
 import { ralphtoolEnv } from './job-environment.mjs';
 import { pullRequest } from './pull-request.mjs';
 import { workerJob } from './worker-job.mjs';
@@ -51,8 +54,10 @@ const extra = (env.INPUT_ARGS ?? '')
   .filter((a) => a !== '');
 const agentAt = extra.indexOf('--agent');
 const agent = agentAt === -1 ? env.INPUT_AGENT || 'claude' : (extra[agentAt + 1] ?? 'claude');
+const sandbox = (env.INPUT_SANDBOX ?? 'true') === 'true';
 if ((env.INPUT_WORKER ?? 'false') === 'true') {
   if (env.INPUT_CHANGE) fail('give either the change or worker: true, not both');
+  if (sandbox) ensureSandbox({ actionRoot, cli, env: toolEnv, log });
   // A worker per matrix slot: the changes with work left, one after another.
   const ran = workerJob({
     cli,
@@ -64,7 +69,8 @@ if ((env.INPUT_WORKER ?? 'false') === 'true') {
     maxDuration,
     agent,
     agentAt,
-    extra,
+    // Given to every run the worker starts: the input decides, not what a record says.
+    extra: [sandbox ? '--sandbox' : '--no-sandbox', ...extra],
   });
   output('exit-code', String(ran.code));
   output('finished', String(ran.code === 0));
@@ -94,6 +100,7 @@ if (recordedState?.status === 'finished') {
     const dir = path.join(env.RUNNER_TEMP || path.dirname(outDir), 'ralphtool-agents');
     toolEnv = { ...toolEnv, ...ensureAgent({ agent, version, env: toolEnv, dir, log }) };
   }
+  if (sandbox) ensureSandbox({ actionRoot, cli, env: toolEnv, log });
   const how = recordedState !== null ? ['resume', change, '--from', remote] : ['run', change];
   const args = [
     ...how,
@@ -105,6 +112,8 @@ if (recordedState?.status === 'finished') {
     '--max-duration',
     maxDuration,
     ...(agentAt === -1 ? ['--agent', agent] : []),
+    // Given on every job, a resume's too: the input decides, not what an earlier job recorded.
+    sandbox ? '--sandbox' : '--no-sandbox',
     ...extra,
   ];
   log(`ralphtool ${args.join(' ')}`);

@@ -24,6 +24,10 @@ export async function bundleText() {
     write: false,
     outfile: BUNDLE,
     logLevel: 'silent',
+    // The sandbox runtime runs binaries it ships beside its own files (vendor/seccomp): it cannot
+    // be inlined. ralphtool imports it only for --sandbox; the job installs it beside the bundle
+    // (action/sandbox-install.mjs).
+    external: ['@anthropic-ai/sandbox-runtime'],
     // Bundled CommonJS dependencies call require(): give the ES module one.
     banner: {
       js: "import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);",

@@ -274,7 +274,15 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     // Round 2: the runner dies in story 2 (kill -9 of the job and its agent).
     let jobPid = 0;
     expect(conversations(server, '2')).toBe(0);
-    const job2 = job(r, 'job2', '', { change: CHANGE, args: claims }, (pid) => (jobPid = pid));
+    // Its agent writes its environment outside the work tree for the test to read, which the
+    // sandbox (on in the other jobs) would refuse: this job runs it uncontained.
+    const job2 = job(
+      r,
+      'job2',
+      '',
+      { change: CHANGE, args: claims, sandbox: 'false' },
+      (pid) => (jobPid = pid),
+    );
     // Until story 2's agent is at work (or the job ended: then it says why).
     const early = await Promise.race([
       eventually(() => conversations(server, '2') === 1 && existsSync(agentEnvDump), 120_000).then(

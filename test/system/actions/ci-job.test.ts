@@ -65,6 +65,9 @@ async function job(
       INPUT_CHANGE: CHANGE,
       INPUT_MAX_DURATION: maxDuration,
       INPUT_ARGS: fakeAgentFlags().join('\n'),
+      // The fake agent logs each invocation outside the work tree, which --sandbox forbids: the
+      // sandboxed job is test/compat/action-runner.test.ts's, with the real claude.
+      INPUT_SANDBOX: 'false',
       OUT_DIR: out,
       GITHUB_OUTPUT: outputs,
       ...more,
