@@ -242,7 +242,8 @@ describe('ralphtool run --sandbox stopped by the user', () => {
         f.env(),
       );
       await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
-      expect(processesRunning(['sleep', marker])).toHaveLength(1);
+      // The background sleep may still be a forked shell when the line arrives.
+      expect(await eventually(() => processesRunning(['sleep', marker]).length === 1)).toBe(true);
       live.signal(signal);
       const exit = await live.exited;
       expect(exit.code).toBe(130);
@@ -295,5 +296,44 @@ describe('ralphtool resume of a sandboxed run', () => {
     );
     expect(uncontained.stderr).toContain('--sandbox is now off (the run had on)');
     expect(single(uncontained.events(), 'run.started').sandbox).toBeUndefined();
+  });
+});
+
+describe('ralphtool run --sandbox --worktree', () => {
+  it('commits in the run’s own worktree (its git directory and the shared one writable), hooks still read-only', async () => {
+    fixture = new RunFixture(CHANGE, stories(1));
+    const f = fixture;
+    const agent = path.join(f.scratch, 'agent.sh');
+    writeFileSync(
+      agent,
+      [
+        '#!/bin/bash',
+        'echo "hook: $( (echo x > "$(git rev-parse --git-common-dir)/hooks/post-commit") 2>&1 )"',
+        'mkdir -p src && echo done > src/x.txt',
+        // The agent's own git works: a commit of its own in the worktree.
+        'git add -A && git -c user.name=a -c user.email=a@b commit -qm "agent commit" && echo committed',
+        'sed -i "s/- \\[ \\]/- [x]/" "openspec/changes/$RALPHTOOL_CHANGE/tasks.md"',
+        'echo "<promise>COMPLETE</promise>"',
+        '',
+      ].join('\n'),
+    );
+    chmodSync(agent, 0o755);
+    const result = await f.run(
+      [
+        ...['--json', '--sandbox', '--worktree', '--max-retries', '0', '--on-complete', 'keep'],
+        ...['--agent', 'command', '--agent-command', agent],
+      ],
+      { agent: false },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.events();
+    expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
+    const said = ofType(events, 'agent.message')
+      .map((e) => String(e.text))
+      .join('\n');
+    expect(said).toContain('committed');
+    expect(said).toMatch(/hook: .*Read-only file system/);
+    expect(existsSync(path.join(f.dir, '.git', 'hooks', 'post-commit'))).toBe(false);
+    expect(f.git('show', `ralph/${CHANGE}:src/x.txt`)).toBe('done\n');
   });
 });
