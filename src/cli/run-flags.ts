@@ -85,7 +85,7 @@ export interface RawRunFlags extends RawRemoteFlags, RawReviewFlags, RawSandboxF
 export const ON_COMPLETE: readonly OnComplete[] = ['ask', 'cleanup', 'keep'];
 
 export function addRunOptions(cmd: Command): Command {
-  return addSandboxOptions(cmd)
+  const run = cmd
     .addOption(
       new Option(
         '--agent <name>',
@@ -202,6 +202,7 @@ export function addRunOptions(cmd: Command): Command {
     .addOption(reviewCommandOption())
     .addOption(maxReviewRoundsOption())
     .addOption(new Option('--json', 'write NDJSON events to stdout and nothing else'));
+  return addSandboxOptions(run);
 }
 
 const WORKTREE_PARENT_HELP =
