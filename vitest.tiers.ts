@@ -57,6 +57,8 @@ export function tierConfig(name: TierName): ViteUserConfig {
       // Past 3 workers the two cores of this project's machines are full.
       maxWorkers: tier.workers,
       sequence: { sequencer: SlowestFirstSequencer },
+      // Each test's own XDG_STATE_HOME: the usage governor's files stay apart (state-home.ts).
+      setupFiles: ['test/support/state-home.ts'],
       // Read by test/support/tier-guard.ts; not a RALPHTOOL_ variable, which agents would see.
       env: { TEST_TIER: name },
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { percentOf } from '../core/account-window.js';
 import type { AgentLimit } from './types.js';
 
 // How Claude Code reports a usage/rate limit or a transient API failure, learnt by driving the
@@ -40,6 +41,16 @@ function isoFromSeconds(seconds: number | null | undefined): string | null {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return null;
   const date = new Date(seconds * 1000);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** The window's utilisation as a percent, when the event gives it and a reset; else null. */
+export function rateLimitUsage(
+  info: RateLimitInfo,
+): { percent: number; resetsAt: string; window: string | null } | null {
+  const resetsAt = isoFromSeconds(info.resetsAt);
+  if (typeof info.utilization !== 'number' || !Number.isFinite(info.utilization)) return null;
+  if (resetsAt === null || info.utilization < 0) return null;
+  return { percent: percentOf(info.utilization), resetsAt, window: info.rateLimitType ?? null };
 }
 
 /** `allowed_warning`: the run goes on, but the user should know a limit is near. */

@@ -6,6 +6,7 @@ import {
   limitFromRejected,
   limitFromResult,
   RateLimitLine,
+  rateLimitUsage,
   rateLimitWarning,
   type RateLimitInfo,
 } from './claude-limits.js';
@@ -120,7 +121,11 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
     const info = line.rate_limit_info;
     if (info.status === 'rejected') rejected = info;
     const warning = rateLimitWarning(info);
-    return warning ? [{ type: 'notice', text: warning }] : [];
+    const usage = rateLimitUsage(info);
+    return [
+      ...(usage ? [{ type: 'usage' as const, ...usage }] : []),
+      ...(warning ? [{ type: 'notice' as const, text: warning }] : []),
+    ];
   };
 
   const onAssistant = (line: z.infer<typeof AssistantLine>): AgentEvent[] => {

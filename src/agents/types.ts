@@ -32,6 +32,11 @@ export type AgentEvent =
   /** The agent's own word on a delay that is not its work (an API retry): shown, not judged. */
   | { type: 'notice'; text: string }
   /**
+   * The agent's own report of its account's usage window (Claude Code's `rate_limit_event`
+   * `utilization`): kept for the usage governor (run/account-governor.ts), never judged.
+   */
+  | { type: 'usage'; percent: number; resetsAt: string; window: string | null }
+  /**
    * A line of the agent's machine-readable stream whose shape this translator does not know (a
    * newer agent version): `what` names it (the event's `type`, or `type/subtype`). Never judged;
    * the run reports each name once, with a hint to upgrade ralphtool.

@@ -51,3 +51,9 @@ export {
 export type { IntentRecord, RunHome, RunState } from './state.js';
 export { holderOf, isRunWorktree, listWorktrees, runWorktreeRoot } from './worktrees.js';
 export { writeFileWhole } from './whole-file.js';
+export {
+  accountFile,
+  accountsFolder,
+  readAccountEntry,
+  writeAccountEntry,
+} from './account-file.js';

@@ -238,6 +238,8 @@ export const runStateSchema = z.object({
       sandbox: z.boolean().default(false),
       allowHosts: z.array(z.string()).default([]),
       sandboxDenyRead: z.array(z.string()).default([]),
+      /** Missing in records written before `--pause-at` existed: none, as it was. */
+      pauseAt: z.number().min(1).max(100).nullable().default(null),
       /** Where the run was started from: a relative `--agent-command` program is found there. */
       baseDir: z.string().min(1),
       /** The project's prompt template the run started with; absent or null: the built-in one. */

@@ -59,6 +59,7 @@ export interface RawRunFlags extends RawRemoteFlags, RawReviewFlags, RawSandboxF
   force?: boolean;
   onLimit?: string;
   maxWait?: string;
+  pauseAt?: string;
   maxCost?: string;
   maxStoryCost?: string;
   maxDuration?: string;
@@ -160,6 +161,12 @@ export function addRunOptions(cmd: Command): Command {
       new Option(
         '--max-wait <duration>',
         'longest total wait for limits in one invocation; a wait past it is not begun: stop with exit 5, resumable (default: 8h)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--pause-at <percent>',
+        "start no new attempt once the agent's account window is this percent used (1-100, as its agent last reported); wait until its reset, shared by every run on the account (default: none)",
       ),
     )
     .addOption(fallbackAgentOption())
@@ -387,6 +394,7 @@ function intentGiven(flags: RawRunFlags): Set<IntentKey> {
     ['maxWaitMs', flags.maxWait !== undefined],
     ...reviewIntentGiven(flags),
     ...sandboxIntentGiven(flags),
+    ['pauseAt', flags.pauseAt !== undefined],
   ];
   return new Set(given.filter(([, yes]) => yes).map(([key]) => key));
 }

@@ -31,6 +31,7 @@ export function unattendedOptions(flags: RawRunFlags): Omit<UnattendedOptions, '
         ? DEFAULT_RUN_OPTIONS.onLimit
         : parseChoice(flags.onLimit, ON_LIMIT, '--on-limit'),
     maxWaitMs: parsedOr(flags.maxWait, '--max-wait', parseDuration, DEFAULT_RUN_OPTIONS.maxWaitMs),
+    pauseAt: parsedOr(flags.pauseAt, '--pause-at', parsePercent, null),
     maxCostUsd: parsedOr(flags.maxCost, '--max-cost', parseUsd, null),
     maxStoryCostUsd: parsedOr(flags.maxStoryCost, '--max-story-cost', parseUsd, null),
     maxDurationMs: parsedOr(flags.maxDuration, '--max-duration', parsePositiveDuration, null),
@@ -56,6 +57,16 @@ export function parseUsd(text: string, flag: string): number {
     throw new UsageError(`${flag}: "${text}" is not an amount in US dollars: use e.g. 5 or 2.50`);
   }
   if (value <= 0) throw new UsageError(`${flag}: must be greater than 0`);
+  return value;
+}
+
+/** A percent of a usage window: a number from 1 to 100 (`80`, `92.5`, `80%`). */
+export function parsePercent(text: string, flag: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
+  const value = match ? Number(match[1]) : Number.NaN;
+  if (!Number.isFinite(value) || value < 1 || value > 100) {
+    throw new UsageError(`${flag}: "${text}" is not a percent from 1 to 100: use e.g. 80`);
+  }
   return value;
 }
 

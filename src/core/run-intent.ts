@@ -26,6 +26,8 @@ export interface RunIntent {
   sandbox: boolean;
   allowHosts: readonly string[];
   sandboxDenyRead: readonly string[];
+  /** `--pause-at`: the percent of the account's window at which no new attempt starts. */
+  pauseAt: number | null;
 }
 
 export type IntentKey = keyof RunIntent;
@@ -50,6 +52,7 @@ export const INTENT_FLAGS: Readonly<Record<IntentKey, string>> = {
   sandbox: '--sandbox',
   allowHosts: '--allow-host',
   sandboxDenyRead: '--sandbox-deny-read',
+  pauseAt: '--pause-at',
 };
 
 export const INTENT_KEYS = Object.keys(INTENT_FLAGS) as IntentKey[];

@@ -26,6 +26,7 @@ export function intentOf(options: RunOptions): RunIntent {
     sandbox: options.sandbox,
     allowHosts: [...options.allowHosts],
     sandboxDenyRead: [...options.sandboxDenyRead],
+    pauseAt: options.pauseAt,
   };
 }
 

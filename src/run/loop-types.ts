@@ -2,6 +2,7 @@ import type { Reviewer } from './loop/reviewer.js';
 import type { Secret } from '../core/redact.js';
 import type { AgentBackend } from '../agents/types.js';
 import type { AgentSlot } from '../core/agent-choice.js';
+import type { AccountGovernor } from './account-governor.js';
 import type { Clock } from '../core/clock.js';
 import type { Change, Story } from '../core/change.js';
 import type { CompletionChoice, RunEvent, RunOutcome, SandboxInfo } from '../core/events.js';
@@ -52,6 +53,11 @@ export interface LoopDeps {
   notice?: (message: string) => void;
   /** Several runs in one process: the usage-limit pause they share (absent for one run). */
   accountPause?: AccountPause;
+  /**
+   * The usage governor of the agent's account, shared with every run of the user through a file
+   * (run/account-governor.ts); absent where no run shares it (the in-process tests).
+   */
+  account?: AccountGovernor;
   /**
    * The time limit waits, `--max-duration` and agents' resets are measured on (default: the
    * system clock; the in-process tests move it on instead of waiting).

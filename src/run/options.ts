@@ -41,6 +41,8 @@ export interface RunOptions {
   onLimit: OnLimit;
   /** Longest total wait for usage/rate limits in one invocation before outcome `limited`. */
   maxWaitMs: number;
+  /** `--pause-at`: no new attempt once the account's window is this percent used; null = none. */
+  pauseAt: number | null;
   /**
    * Budgets; null = not given on this command line (a resume then keeps the recorded one).
    * The run state records them, so `resume` continues the same budget.
@@ -152,6 +154,7 @@ export type UnattendedOptions = Pick<
   RunOptions,
   | 'onLimit'
   | 'maxWaitMs'
+  | 'pauseAt'
   | 'maxCostUsd'
   | 'maxStoryCostUsd'
   | 'maxDurationMs'
@@ -168,6 +171,7 @@ export type UnattendedOptions = Pick<
 export const UNATTENDED_DEFAULTS: UnattendedOptions = {
   onLimit: DEFAULT_RUN_OPTIONS.onLimit,
   maxWaitMs: DEFAULT_RUN_OPTIONS.maxWaitMs,
+  pauseAt: null,
   maxCostUsd: null,
   maxStoryCostUsd: null,
   maxDurationMs: null,

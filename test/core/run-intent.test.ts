@@ -28,6 +28,7 @@ const RECORDED: RunIntent = {
   sandbox: true,
   allowHosts: ['registry.npmjs.org'],
   sandboxDenyRead: ['~/.config/mytool'],
+  pauseAt: 90,
 };
 
 /** What `resume` without flags resolves to: every default. */
@@ -50,6 +51,7 @@ const DEFAULTS: RunIntent = {
   sandbox: false,
   allowHosts: [],
   sandboxDenyRead: [],
+  pauseAt: null,
 };
 
 describe('continueIntent', () => {

@@ -25,6 +25,7 @@ const DEFAULT_TEXT: Readonly<Record<SettingName, string>> = {
   'verify-timeout': formatDuration(DEFAULT_RUN_OPTIONS.verifyTimeoutMs),
   'on-limit': DEFAULT_RUN_OPTIONS.onLimit,
   'max-wait': formatDuration(DEFAULT_RUN_OPTIONS.maxWaitMs),
+  'pause-at': 'none',
   'fallback-agent': 'none',
   'fallback-model': "each agent's own",
   'max-cost': 'none',

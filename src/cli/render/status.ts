@@ -68,6 +68,7 @@ function renderRuns(runs: readonly RunStatus[], style: Style, now: Date): string
       ...agentLines(run, now),
       ...sandboxLines(run),
       ...waitLines(run, now),
+      ...accountLines(run, now),
       ...(run.remote ? [`  on ${run.remote.remote}: ${run.remote.said}`] : []),
       `  next: ${run.next}`,
     ].join('\n');
@@ -102,7 +103,9 @@ function waitLines(run: RunStatus, now: Date): string[] {
   const what = limitName(wait.kind);
   if (run.state === 'running') {
     const when = `${clockTime(until, now.getTime())} (${formatDuration(Math.max(0, left))})`;
-    return [`  ⏸ waiting for ${what} until ${when}, then story ${wait.storyId} again`];
+    // Waiting with another run on the account, or at --pause-at: the reason names it.
+    const why = wait.source === 'account' ? [`    ${oneLine(wait.message)}`] : [];
+    return [`  ⏸ waiting for ${what} until ${when}, then story ${wait.storyId} again`, ...why];
   }
   if (run.state !== 'interrupted') return [];
   return left > 0
@@ -120,6 +123,30 @@ function sandboxLines(run: RunStatus): string[] {
   return [
     `  sandboxed · network: the agent's API and ${hosts === 'none' ? 'nothing else' : hosts}`,
   ];
+}
+
+/**
+ * The usage window of the run's account, when known: `account claude-3f9a0c12be47: 83% of the
+ * five_hour window used, resets 15:02 · limited until 15:02 by the run of add-a (pid 4242)`.
+ */
+function accountLines(run: RunStatus, now: Date): string[] {
+  const account = run.account ?? null;
+  if (account === null) return [];
+  const at = (iso: string): string => clockTime(Date.parse(iso), now.getTime());
+  const parts: string[] = [];
+  const usage = account.usage;
+  if (usage !== null) {
+    parts.push(
+      `${usage.percent}% of the ${usage.window ?? 'usage'} window used, resets ${at(usage.resetsAt)}`,
+    );
+  }
+  const limit = account.limit;
+  if (limit !== null) {
+    const who =
+      limit.change === run.change ? 'this run' : `the run of ${limit.change} (pid ${limit.pid})`;
+    parts.push(`limited until ${at(limit.until)} by ${who}`);
+  }
+  return [`  account ${account.key}: ${parts.join(' · ')}`];
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   parsePositiveDuration,
 } from '../options.js';
 import { ON_COMPLETE, parseParallel, type RawRunFlags } from '../run-flags.js';
-import { ON_LIMIT, parseNotifyUrl, parseUsd } from '../unattended-flags.js';
+import { ON_LIMIT, parseNotifyUrl, parsePercent, parseUsd } from '../unattended-flags.js';
 import { parseAllowHost, parseDenyRead, SANDBOX_SWITCH } from '../sandbox-flags.js';
 
 // The keys of the settings files (docs/contract.md, "Settings"): the long names of the run
@@ -57,6 +57,7 @@ export const SETTING_KEYS = {
   'verify-timeout': one('verifyTimeout', parseDuration, true),
   'on-limit': one('onLimit', (t, n) => parseChoice(t, ON_LIMIT, n), true),
   'max-wait': one('maxWait', parseDuration, true),
+  'pause-at': one('pauseAt', parsePercent, true),
   'fallback-agent': many('fallbackAgent', (t, n) => parseChoice(t, AGENT_KINDS, n)),
   'fallback-model': many('fallbackModel', parseName),
   'max-cost': one('maxCost', parseUsd, true),

@@ -15,6 +15,7 @@ import {
 } from '../../checkpoint/index.js';
 import { changePaths, readChange } from '../../openspec/changes.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
+import { AccountGovernor } from '../account-governor.js';
 import type { AccountPause } from '../account-pause.js';
 import { ensureLearningsFile } from '../loop/learnings.js';
 import {
@@ -191,6 +192,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         notice: hooks.notice,
         ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
         ...(sandbox ? { sandbox: { hosts: sandbox.hosts, summary: sandbox.summary } } : {}),
+        account: AccountGovernor.of(continued.options, req.env, req.change, hooks.notice),
         // A run that pushes: an attempt that writes a secret's value into a file fails.
         ...(remote === null
           ? {}

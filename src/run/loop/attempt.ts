@@ -47,6 +47,8 @@ export interface AttemptPlan {
   transcriptPath: string;
   /** Told the agent's process group once it runs, so a crash can kill it later. */
   onAgentSpawn?: (pgid: number) => void;
+  /** Told each utilisation of the account's window the agent reports (the usage governor). */
+  onUsage?: (usage: { percent: number; resetsAt: string; window: string | null }) => void;
   /** What this attempt may spend, from the budget left (Claude Code's `--max-budget-usd`). */
   maxBudgetUsd?: number;
   /**
@@ -167,6 +169,9 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
         return;
       case 'notice':
         emit({ type: 'agent.notice', storyId, attempt, text: event.text });
+        return;
+      case 'usage':
+        plan.onUsage?.({ percent: event.percent, resetsAt: event.resetsAt, window: event.window });
         return;
       case 'unknown':
         // Said once per kind a run (the loop filters repeats), never judged.

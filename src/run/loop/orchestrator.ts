@@ -54,8 +54,14 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
       }
       return endRun(deps, step.outcome, stories, started);
     }
-    // Another run on the same account waits out a limit: no new attempt until it is over.
-    if (await limits.sharedPause(step.storyId, step.attempt)) continue;
+    // Another run on the same account waits out a limit, or the window is past --pause-at: no
+    // new attempt until it is over (docs/contract.md, "One account, many runs").
+    const gate = await limits.beforeAttempt(step.storyId, step.attempt);
+    if (gate === 'waited') continue;
+    if (gate !== null) {
+      ending = gate;
+      continue;
+    }
     // Budgets and --max-duration are checked at each attempt boundary, never mid-attempt.
     const limitReached = budget.beforeAttempt(step.storyId);
     if (limitReached !== null) {

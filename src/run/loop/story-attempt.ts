@@ -255,6 +255,8 @@ async function runAgentAttempt(
         instructions: setup.instructions ?? null,
         promptPath: promptFile(run.paths, story.id, attempt),
         transcriptPath: transcriptFile(run.paths, story.id, attempt),
+        onUsage: (usage) =>
+          deps.account?.sawUsage(agent.agent, usage, deps.clock?.now() ?? Date.now()),
         onAgentSpawn: (pgid) => {
           agentRecorded = run.recordAgent(pgid, processIdentity(pgid));
         },

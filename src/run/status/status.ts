@@ -23,6 +23,7 @@ import { runPlace } from './status-ways-out.js';
 import { limitNext, recordedBudget } from './status-limits.js';
 import { remoteSaid } from './status-remote.js';
 import { orphanedRun } from './status-orphan.js';
+import { accountOf, type StatusAccount } from './status-account.js';
 import type { Budget } from '../../core/budget.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
@@ -77,6 +78,8 @@ export interface RunStatus {
    * without this machine, its branch moved, unreachable); null otherwise.
    */
   remote?: { remote: string; said: string } | null;
+  /** The usage window of the run's account, when one is known (status-account.ts). */
+  account?: StatusAccount | null;
   /** The one command to continue or end it. */
   next: string;
   /** Why the run could not be read, when unreadable. */
@@ -179,6 +182,7 @@ async function statusOf(
       : null,
     fallback: fallbackOf(state),
     remote: remote === null ? null : { remote: remote.remote, said: remote.said },
+    account: await accountOf(state, baseEnv, Date.now()),
     next:
       place.blocked ??
       (remote?.next != null ? `\`${remote.next}\`` : null) ??

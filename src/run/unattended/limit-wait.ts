@@ -43,6 +43,11 @@ export class LimitWaiter {
    */
   async handle(storyId: string, attempt: number, limit: AgentLimit): Promise<ParkedOutcome | null> {
     this.consecutive += 1;
+    const decision = this.decide(limit.kind, limit.resetsAt, this.consecutive);
+    // The account's limit, told to every run on it (a transient API error is not the account's).
+    if ((limit.kind === 'usage' || limit.kind === 'rate') && decision.action !== 'count') {
+      await this.deps.account?.hitLimit(limit, decision.until);
+    }
     if (this.setup.options.onLimit === 'stop') {
       this.deps.emit({
         type: 'error',
@@ -51,7 +56,6 @@ export class LimitWaiter {
       });
       return 'limited';
     }
-    const decision = this.decide(limit.kind, limit.resetsAt, this.consecutive);
     if (decision.action === 'count') return null; // counts() already made it a failure
     if (decision.action === 'stop') {
       this.reportStop(decision.outcome, decision.waitMs, limit);
@@ -95,12 +99,49 @@ export class LimitWaiter {
   }
 
   /**
+   * Before an attempt: the pause of the runs in this process (processPause), then the account's file
+   * (run/account-governor.ts): another run's limit still in force, or the window at or above
+   * `--pause-at`, is waited out like a limit of this run's own (`--on-limit stop`, `--max-wait`
+   * and `--max-duration` as for any wait), no attempt charged. `waited`: the loop decides again;
+   * an outcome ends the run; null: the attempt may start.
+   */
+  async beforeAttempt(storyId: string, attempt: number): Promise<ParkedOutcome | 'waited' | null> {
+    if (await this.processPause(storyId, attempt)) return 'waited';
+    const account = this.deps.account;
+    if (account === undefined || this.deps.stop.aborted) return null;
+    const gate = await account.gate(this.deps.clock.now());
+    if (gate.action === 'go') return null;
+    const limit: AgentLimit = {
+      kind: gate.kind,
+      resetsAt: gate.resetsAt,
+      source: gate.source,
+      message: gate.message,
+    };
+    if (this.setup.options.onLimit === 'stop') {
+      this.deps.emit({
+        type: 'error',
+        message: `${describe(limit)}; --on-limit stop ends the run here: \`ralphtool resume ${this.setup.change.name}\` carries on`,
+        fatal: false,
+      });
+      return 'limited';
+    }
+    const stop = this.stopBefore(gate.until);
+    const waitMs = Math.max(0, gate.until - this.deps.clock.now());
+    if (stop !== null) {
+      this.reportStop(stop, waitMs, limit);
+      return stop;
+    }
+    await this.wait(storyId, attempt, limit, waitMs, gate.until, { holds: false });
+    return 'waited';
+  }
+
+  /**
    * Before an attempt, with several runs in one process: while another run on the same account
    * (agent kind) waits out a limit, this one waits with it, shown and recorded as a limit wait
    * of its own (the attempt is not begun, nothing counts). True when it waited: the loop decides
    * again (a stop asked meanwhile ends it).
    */
-  async sharedPause(storyId: string, attempt: number): Promise<boolean> {
+  private async processPause(storyId: string, attempt: number): Promise<boolean> {
     const pause = this.deps.accountPause;
     const kind = this.setup.options.agent;
     const change = this.setup.change.name;
@@ -111,14 +152,10 @@ export class LimitWaiter {
       message: `the run of ${hold.change} on the same account waits for this limit: ${hold.limit.message}`,
     };
     const until = Math.max(hold.until, this.deps.clock.now());
-    await this.wait(
-      storyId,
-      attempt,
-      limit,
-      until - this.deps.clock.now(),
-      until,
-      pause.cleared(kind, change),
-    );
+    await this.wait(storyId, attempt, limit, until - this.deps.clock.now(), until, {
+      over: pause.cleared(kind, change),
+      holds: false,
+    });
     return true;
   }
 
@@ -199,22 +236,26 @@ export class LimitWaiter {
     limit: AgentLimit,
     waitMs: number,
     until: number,
-    /** Ends the wait early: another run's wait this one shares is over (sharedPause). */
-    over?: Promise<void>,
+    shared: {
+      /** Ends the wait early: another run's wait this one shares is over (processPause). */
+      over?: Promise<void>;
+      /** Whether the wait holds the other runs of this process (a shared one does not: no cycle). */
+      holds: boolean;
+    } = { holds: true },
   ): Promise<void> {
+    const { over, holds } = shared;
     const { run, emit, stop } = this.deps;
     // Recorded first: once the event is out, `status` and a resume after a crash know of it.
     await run.recordWait({ until: new Date(until).toISOString(), storyId, ...limit });
     emit({ type: 'agent.limited', storyId, attempt, ...limit, waitMs });
     // This run's own wait holds the other runs on the account (a shared one does not: no cycle).
-    const endHold =
-      over === undefined
-        ? this.deps.accountPause?.begin(this.setup.options.agent, {
-            change: this.setup.change.name,
-            until,
-            limit,
-          })
-        : undefined;
+    const endHold = holds
+      ? this.deps.accountPause?.begin(this.setup.options.agent, {
+          change: this.setup.change.name,
+          until,
+          limit,
+        })
+      : undefined;
     const began = this.deps.clock.now();
     const cut = new AbortController();
     const onStop = (): void => cut.abort();
