@@ -65,6 +65,11 @@ export async function readAccountEntry(file: string): Promise<AccountEntry | nul
   } catch {
     return null;
   }
+  return parseAccountEntry(text);
+}
+
+/** An entry from its JSON text; null when it is not one. */
+export function parseAccountEntry(text: string): AccountEntry | null {
   try {
     const parsed = Entry.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;
@@ -73,7 +78,12 @@ export async function readAccountEntry(file: string): Promise<AccountEntry | nul
   }
 }
 
+/** The JSON text of an entry (the file's, the remote's). */
+export function accountText(entry: AccountEntry): string {
+  return `${JSON.stringify(entry, null, 2)}\n`;
+}
+
 /** Writes the entry whole, mode 0600 (the folder is made when missing). */
 export async function writeAccountEntry(file: string, entry: AccountEntry): Promise<void> {
-  await writeFileWhole(file, `${JSON.stringify(entry, null, 2)}\n`, 0o600);
+  await writeFileWhole(file, accountText(entry), 0o600);
 }

@@ -54,6 +54,8 @@ export { writeFileWhole } from './whole-file.js';
 export {
   accountFile,
   accountsFolder,
+  accountText,
+  parseAccountEntry,
   readAccountEntry,
   writeAccountEntry,
 } from './account-file.js';

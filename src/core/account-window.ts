@@ -127,6 +127,21 @@ export function withLimit(entry: AccountEntry, hit: AccountLimitHit): AccountEnt
   return { ...entry, limit: hit };
 }
 
+/**
+ * Two copies of an account's entry as one (the machine's file and the remote's ref): the later
+ * limit and the utilisation seen last.
+ */
+export function mergeAccounts(a: AccountEntry | null, b: AccountEntry | null): AccountEntry | null {
+  if (a === null || b === null) return a ?? b;
+  const later = <T>(x: T | null, y: T | null, at: (t: T) => string): T | null =>
+    x === null || y === null ? (x ?? y) : Date.parse(at(y)) > Date.parse(at(x)) ? y : x;
+  return {
+    agent: a.agent,
+    limit: later(a.limit, b.limit, (l) => l.until),
+    usage: later(a.usage, b.usage, (u) => u.seenAt),
+  };
+}
+
 /** The entry with the utilisation last seen. */
 export function withUsage(entry: AccountEntry, usage: AccountUsage): AccountEntry {
   return { ...entry, usage };

@@ -10,6 +10,7 @@ import {
 import {
   EMPTY_ACCOUNT,
   decideAccountGate,
+  mergeAccounts,
   withLimit,
   withUsage,
   type AccountEntry,
@@ -18,6 +19,14 @@ import {
 } from '../core/account-window.js';
 import { messageOf } from '../core/error-details.js';
 import type { RunOptions } from './options.js';
+
+/** The account's entry shared through the push remote (run/remote/remote-session.ts). */
+export interface AccountShare {
+  /** The remote's entry; null when there is none or it cannot be read. */
+  fetch(key: string): Promise<AccountEntry | null>;
+  /** Replaces the remote's entry (the caller merged it first). */
+  push(key: string, entry: AccountEntry): Promise<void>;
+}
 
 /** A utilisation the agent reported (AgentEvent `usage`). */
 export interface SeenUsage {
@@ -46,6 +55,8 @@ export class AccountGovernor {
     change: string,
     readonly pauseAt: number | null,
     private readonly notice: (message: string) => void,
+    /** A run that pushes: the entry is shared through its remote too. */
+    private readonly shared: AccountShare | null = null,
   ) {
     this.key = accountKey(agent, env);
     this.file = accountFile(folder, this.key);
@@ -58,6 +69,7 @@ export class AccountGovernor {
     env: NodeJS.ProcessEnv,
     change: string,
     notice: (message: string) => void,
+    shared: AccountShare | null = null,
   ): AccountGovernor {
     return new AccountGovernor(
       options.agent,
@@ -66,20 +78,22 @@ export class AccountGovernor {
       change,
       options.pauseAt,
       notice,
+      shared,
     );
   }
 
   /** Whether a new attempt may start now (what this run wrote is in the file first). */
   async gate(now: number): Promise<AccountGate> {
     await this.pending;
-    const entry = await readAccountEntry(this.file);
+    const entry = await this.entry();
     return decideAccountGate({ entry, self: this.self, pauseAt: this.pauseAt, now });
   }
 
-  /** The entry as the file holds it (for `status`). */
-  async entry(): Promise<AccountEntry | null> {
-    await this.pending;
-    return readAccountEntry(this.file);
+  /** The entry: the file's, with the remote's of a run that pushes (fetched now). */
+  private async entry(): Promise<AccountEntry | null> {
+    const local = await readAccountEntry(this.file);
+    const remote = this.shared === null ? null : await this.shared.fetch(this.key);
+    return mergeAccounts(local, remote);
   }
 
   /** The agent `agent` of an attempt reported its window's utilisation at `now`. */
@@ -101,12 +115,17 @@ export class AccountGovernor {
     this.pending = this.pending.then(async () => {
       try {
         const entry = (await readAccountEntry(this.file)) ?? EMPTY_ACCOUNT(this.agent);
-        await writeAccountEntry(this.file, change(entry));
+        const next = change(entry);
+        await writeAccountEntry(this.file, next);
+        if (this.shared === null) return;
+        // The remote's entry may know more (other machines): merged, then pushed.
+        const remote = await this.shared.fetch(this.key);
+        await this.shared.push(this.key, mergeAccounts(next, remote) ?? next);
       } catch (error) {
         // The governor is advice to other runs: this run goes on without it, said once.
         if (this.warned) return;
         this.warned = true;
-        this.notice(`cannot write the account's usage file ${this.file}: ${messageOf(error)}`);
+        this.notice(`cannot share the account's usage window (${this.file}): ${messageOf(error)}`);
       }
     });
   }

@@ -192,7 +192,13 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         notice: hooks.notice,
         ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),
         ...(sandbox ? { sandbox: { hosts: sandbox.hosts, summary: sandbox.summary } } : {}),
-        account: AccountGovernor.of(continued.options, req.env, req.change, hooks.notice),
+        account: AccountGovernor.of(
+          continued.options,
+          req.env,
+          req.change,
+          hooks.notice,
+          remote?.accountShare() ?? null,
+        ),
         // A run that pushes: an attempt that writes a secret's value into a file fails.
         ...(remote === null
           ? {}

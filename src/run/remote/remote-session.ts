@@ -1,8 +1,10 @@
 import type { RunEvent } from '../../core/events.js';
 import { messageOf } from '../../core/error-details.js';
 import {
+  accountText,
   engineContext,
   notInRepo,
+  parseAccountEntry,
   type CheckpointRun,
   type RunPaths,
   type RunState,
@@ -10,6 +12,8 @@ import {
 import { remoteContext } from '../../git/remote.js';
 import { locateRepo } from '../../git/repo.js';
 import type { GitContext } from '../../git/git.js';
+import { fetchAccountText, pushAccountText } from '../../remote/account-ref.js';
+import type { AccountShare } from '../account-governor.js';
 import { deleteClaim, pushClaim, readRemoteClaim, type HeldClaim } from '../../remote/claim.js';
 import { readPushedTip, readRemoteRunView } from '../../remote/remote-view.js';
 import { secretRootsOf, secretsHere } from '../secrets.js';
@@ -99,6 +103,25 @@ export class RemoteSession {
     const session = new RemoteSession(req, ctx, claim);
     session.startHeartbeat();
     return session;
+  }
+
+  /**
+   * The usage governor's account entry shared through this remote (`refs/ralphtool/accounts/
+   * <key>`, remote/account-ref.ts); a remote that cannot be reached shares nothing.
+   */
+  accountShare(): AccountShare {
+    const { ctx } = this;
+    const { remote } = this.req;
+    return {
+      fetch: async (key) => {
+        const text = await fetchAccountText(ctx, remote, key).catch(() => null);
+        return text === null ? null : parseAccountEntry(text);
+      },
+      push: async (key, entry) => {
+        const pushed = await pushAccountText(ctx, remote, key, accountText(entry));
+        if (!pushed) throw new Error(`the push of the account entry to ${remote} failed`);
+      },
+    };
   }
 
   /** Aborted when another machine took the claim over: the run must stop. */
