@@ -11,7 +11,12 @@ import { writeFileWhole } from './whole-file.js';
 // Written whole (temp file + rename), readable by the user only; it names no secret (the key is
 // a hash, run/account-key.ts).
 
-const Runner = z.object({ change: z.string(), pid: z.number().int(), host: z.string() });
+const Runner = z.object({
+  change: z.string(),
+  pid: z.number().int(),
+  host: z.string(),
+  run: z.string().optional(),
+});
 
 const Entry = z.object({
   agent: z.string(),

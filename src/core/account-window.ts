@@ -10,6 +10,11 @@ export interface AccountRunner {
   change: string;
   pid: number;
   host: string;
+  /**
+   * The run itself, whichever process goes on with it (a `resume`): a short hash of its run
+   * folder (run/account-governor.ts). Absent in entries of older ralphtools.
+   */
+  run?: string | undefined;
 }
 
 /** A limit a run hit on the account: in force until `until` (ISO 8601). */
@@ -66,8 +71,12 @@ export type AccountGate =
       message: string;
     };
 
-/** The same run: the same change in the same process on the same machine. */
+/**
+ * The same run: the same run folder (any process of it: a `resume` does not wait for the limit
+ * its own run recorded, it tries as a run without the governor would), else the same process.
+ */
 export function sameRunner(a: AccountRunner, b: AccountRunner): boolean {
+  if (a.run !== undefined && b.run !== undefined) return a.run === b.run && a.host === b.host;
   return a.change === b.change && a.pid === b.pid && a.host === b.host;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { accountKey } from '../agents/account-key.js';
 import type { AgentLimit } from '../agents/types.js';
@@ -53,6 +54,8 @@ export class AccountGovernor {
     folder: string,
     env: NodeJS.ProcessEnv,
     change: string,
+    /** The run's folder: its identity across the processes that go on with it. */
+    runDir: string,
     readonly pauseAt: number | null,
     private readonly notice: (message: string) => void,
     /** A run that pushes: the entry is shared through its remote too. */
@@ -60,14 +63,15 @@ export class AccountGovernor {
   ) {
     this.key = accountKey(agent, env);
     this.file = accountFile(folder, this.key);
-    this.self = { change, pid: process.pid, host: hostname() };
+    const run = createHash('sha256').update(runDir).digest('hex').slice(0, 12);
+    this.self = { change, pid: process.pid, host: hostname(), run };
   }
 
   /** The governor of a run with `options`, its agents inheriting `env`. */
   static of(
     options: Pick<RunOptions, 'agent' | 'pauseAt'>,
     env: NodeJS.ProcessEnv,
-    change: string,
+    run: { change: string; dir: string },
     notice: (message: string) => void,
     shared: AccountShare | null = null,
   ): AccountGovernor {
@@ -75,7 +79,8 @@ export class AccountGovernor {
       options.agent,
       accountsFolder(env),
       env,
-      change,
+      run.change,
+      run.dir,
       options.pauseAt,
       notice,
       shared,

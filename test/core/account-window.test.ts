@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   EMPTY_ACCOUNT,
   decideAccountGate,
+  mergeAccounts,
   withLimit,
   withUsage,
   type AccountEntry,
@@ -106,6 +107,39 @@ describe('decideAccountGate', () => {
     const entry = withUsage(limited(OTHER, NOW + 30_000), used(99, NOW + 90_000).usage!);
     const gate = decideAccountGate({ entry, self: SELF, pauseAt: 50, now: NOW });
     expect(gate).toMatchObject({ action: 'wait', cause: 'limit', until: NOW + 30_000 });
+  });
+});
+
+describe('the same run', () => {
+  it('is the same run folder on the same host, whatever the process (a resume), else the same process', () => {
+    const run = { ...SELF, run: 'aaaaaaaaaaaa' };
+    const resumed = { ...run, pid: 999 };
+    const entry = limited(run, NOW + 60_000);
+    expect(decideAccountGate({ entry, self: resumed, pauseAt: null, now: NOW }).action).toBe('go');
+    // Another run of the same change name (another repository): it waits.
+    const other = { ...SELF, pid: 999, run: 'bbbbbbbbbbbb' };
+    expect(decideAccountGate({ entry, self: other, pauseAt: null, now: NOW }).action).toBe('wait');
+    // An entry of an older ralphtool (no run): the process decides.
+    const old = limited(SELF, NOW + 60_000);
+    expect(decideAccountGate({ entry: old, self: run, pauseAt: null, now: NOW }).action).toBe('go');
+  });
+});
+
+describe('mergeAccounts', () => {
+  it("keeps the later limit and the utilisation seen last of the machine's file and the remote's entry", () => {
+    const early = limited(OTHER, NOW + 5_000);
+    const late = limited(SELF, NOW + 50_000);
+    const seenEarly = used(50, NOW + 1_000).usage!;
+    const seenLate = { ...used(70, NOW + 1_000).usage!, seenAt: iso(NOW) };
+    const a = withUsage(early, seenLate);
+    const b = withUsage(late, seenEarly);
+    for (const merged of [mergeAccounts(a, b), mergeAccounts(b, a)]) {
+      expect(merged?.limit?.by).toEqual(SELF);
+      expect(merged?.usage?.percent).toBe(70);
+    }
+    expect(mergeAccounts(null, a)).toBe(a);
+    expect(mergeAccounts(a, null)).toBe(a);
+    expect(mergeAccounts(null, null)).toBeNull();
   });
 });
 

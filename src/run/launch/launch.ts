@@ -195,7 +195,7 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         account: AccountGovernor.of(
           continued.options,
           req.env,
-          req.change,
+          { change: req.change, dir: run.paths.dir },
           hooks.notice,
           remote?.accountShare() ?? null,
         ),

@@ -42,7 +42,13 @@ export async function accountOf(
   const hit = entry.limit;
   const limit =
     hit !== null && Date.parse(hit.until) > now
-      ? { until: hit.until, ...hit.by, message: hit.message }
+      ? {
+          until: hit.until,
+          change: hit.by.change,
+          pid: hit.by.pid,
+          host: hit.by.host,
+          message: hit.message,
+        }
       : null;
   return usage === null && limit === null ? null : { key, usage, limit };
 }
