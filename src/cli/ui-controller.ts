@@ -115,7 +115,7 @@ export function createUiController(
       });
       return [...notes, done.message].join(' · ');
     },
-    startRun(change, onEvent, mode = 'start') {
+    startRun(change, onEvent, mode = 'start', questionAnswer) {
       const stop = new AbortController();
       let answer: ((choice: CompletionChoice | null) => void) | null = null;
       let pending: CompletionChoice | null = null;
@@ -155,7 +155,13 @@ export function createUiController(
         {
           cwd,
           change,
-          options: { ...byMode[mode], onComplete: 'ask', json: false },
+          options: {
+            ...byMode[mode],
+            onComplete: 'ask',
+            json: false,
+            // An answer typed in the UI, as `resume --answer` gives one.
+            ...(questionAnswer === undefined ? {} : { answer: questionAnswer }),
+          },
           mode,
           env,
         },

@@ -17,6 +17,7 @@ import {
   type UiState,
 } from './state/app-state.js';
 import { attentionKey, BELL } from './state/attention.js';
+import { typeAnswer } from './state/answer-field.js';
 import { toUiKeys } from './state/key-names.js';
 import { finishEnded, marksLoaded } from './state/recorded-runs.js';
 import { dashboardChangeRead } from './state/dashboard.js';
@@ -122,7 +123,7 @@ export function App({
         );
         return;
       case 'resume-run':
-        startRun(effect.change, 'resume');
+        startRun(effect.change, 'resume', effect.answer);
         return;
       case 'finish-run':
         controller.finishRun(effect.change, effect.choice).then(
@@ -198,7 +199,7 @@ export function App({
     }
   };
 
-  function startRun(change: string, mode: 'start' | 'resume' = 'start'): void {
+  function startRun(change: string, mode: 'start' | 'resume' = 'start', answer?: string): void {
     const runId = ++runIdRef.current;
     const current = (): boolean => runIdRef.current === runId;
     try {
@@ -208,6 +209,7 @@ export function App({
           if (current()) events.push(event);
         },
         mode,
+        answer,
       );
       handleRef.current = handle;
       handle.done.then(
@@ -254,6 +256,14 @@ export function App({
   useInput(
     useCallback(
       (input, key) => {
+        // The answer to a blocked run's question takes the keys as text while it is open.
+        if (stateRef.current.recorded.answering !== null && !isTooSmall(sizeRef.current)) {
+          const typed = typeAnswer(stateRef.current, input, key);
+          if (typed !== null) {
+            transition(() => typed);
+            return;
+          }
+        }
         for (const uiKey of toUiKeys(input, key)) {
           // Nothing is shown while the terminal is too small: only stopping and quitting act,
           // so that Enter cannot apply a choice or start a run the user cannot see.

@@ -13,13 +13,14 @@ export interface UiController {
   /** The options runs started from the UI will use; shown before running. */
   readonly runOptions: UiRunOptions;
   /**
-   * Starts the loop on a change (`resume`: continues its recorded run, as `ralphtool resume`);
-   * events arrive through `onEvent` in order.
+   * Starts the loop on a change (`resume`: continues its recorded run, as `ralphtool resume`;
+   * with `answer`, as `ralphtool resume --answer`); events arrive through `onEvent` in order.
    */
   startRun(
     change: string,
     onEvent: (event: TimedRunEvent) => void,
     mode?: 'start' | 'resume',
+    answer?: string,
   ): RunHandle;
   /** Changes whose run is recorded and not finished, with how it waits (core/run-mark.ts). */
   recordedRuns(): Promise<Record<string, RunMark>>;

@@ -3,6 +3,7 @@ import { runMark } from '../../src/core/run-mark.js';
 import { changesLoaded, initialState, type UiState } from '../../src/ui/state/app-state.js';
 import type { UiKey } from '../../src/ui/state/key-names.js';
 import { handleKey } from '../../src/ui/state/keys.js';
+import { typeAnswer } from '../../src/ui/state/answer-field.js';
 import { finishEnded, marksLoaded } from '../../src/ui/state/recorded-runs.js';
 import { changesFrame } from '../../src/ui/view/changes-frame.js';
 import type { Frame, Row } from '../../src/ui/view/frame.js';
@@ -16,6 +17,22 @@ const frameText = (frame: Frame): string =>
   [...frame.header, ...frame.body, ...frame.footer].map(text).join('\n');
 
 /** The change list with add-auth (kept incomplete) and other-change (no run recorded). */
+const NO_KEY = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageUp: false,
+  pageDown: false,
+  home: false,
+  end: false,
+  tab: false,
+  shift: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+};
+
 function listWithMarks(): UiState {
   const other = change('other-change', [story('1', 'Only', [false])]);
   let s = changesLoaded(initialState(2000).state, {
@@ -62,7 +79,9 @@ describe('the change list: recorded runs', () => {
     const blocked = marksLoaded(s, { 'add-auth': 'blocked' });
     const blockedShown = frameText(changesFrame(blocked, { columns: 140, rows: 20 }, T0));
     expect(blockedShown).toContain('add-auth [blocked]');
-    expect(blockedShown).toContain('answer with `ralphtool resume add-auth --answer "…"`');
+    expect(blockedShown).toContain(
+      'blocked: r answer its question here (or `ralphtool resume add-auth --answer "…"`)',
+    );
     for (const mark of ['interrupted', 'waiting'] as const) {
       const marked = marksLoaded(s, { 'add-auth': mark });
       expect(frameText(changesFrame(marked, { columns: 100, rows: 20 }, T0))).toContain(
@@ -91,6 +110,47 @@ describe('the change list: recorded runs', () => {
     expect(t.state.screen).toBe('loop');
     expect(t.state.run?.change).toBe('add-auth');
     expect(t.effects).toEqual([{ type: 'resume-run', change: 'add-auth' }]);
+  });
+
+  it('r on a blocked run opens the answer field: typed text, Backspace, Enter resumes with the answer', () => {
+    const blocked = marksLoaded(listWithMarks(), { 'add-auth': 'blocked' });
+    const open = press(blocked, 'r');
+    expect(open.effects).toEqual([]);
+    expect(open.state.screen).toBe('changes');
+    expect(open.state.recorded.answering).toEqual({ change: 'add-auth', text: '' });
+    // A paste with a line break and control characters, a Backspace, then more.
+    let s = open.state;
+    for (const [input, flags] of [
+      ['SQLite,\nplease\u0007', {}],
+      ['', { backspace: true }],
+      ['e', {}],
+    ] as const) {
+      s = typeAnswer(s, input, { ...NO_KEY, ...flags })!.state;
+    }
+    expect(s.recorded.answering?.text).toBe('SQLite, please');
+    expect(frameText(changesFrame(s, { columns: 160, rows: 20 }, T0))).toContain(
+      'answer for add-auth: SQLite, please▏ · Enter resumes with it · Esc cancels',
+    );
+    const sent = typeAnswer(s, '\r', { ...NO_KEY, return: true })!;
+    expect(sent.effects).toEqual([
+      { type: 'resume-run', change: 'add-auth', answer: 'SQLite, please' },
+    ]);
+    expect(sent.state.screen).toBe('loop');
+    expect(sent.state.recorded.answering).toBeNull();
+  });
+
+  it('the answer field: Enter with nothing typed does nothing, Esc closes it, Ctrl-C is left to the screen', () => {
+    const open = press(marksLoaded(listWithMarks(), { 'add-auth': 'blocked' }), 'r').state;
+    const empty = typeAnswer(typeAnswer(open, '  ', NO_KEY)!.state, '\r', {
+      ...NO_KEY,
+      return: true,
+    })!;
+    expect(empty.effects).toEqual([]);
+    expect(empty.state.recorded.answering).not.toBeNull();
+    expect(typeAnswer(open, '', { ...NO_KEY, escape: true })!.state.recorded.answering).toBeNull();
+    expect(typeAnswer(open, 'c', { ...NO_KEY, ctrl: true })).toBeNull();
+    // Without an open field nothing is typed.
+    expect(typeAnswer(listWithMarks(), 'x', NO_KEY)).toBeNull();
   });
 
   it('r, c and k do nothing on a change without a recorded run', () => {

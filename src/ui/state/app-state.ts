@@ -88,7 +88,7 @@ export type Effect =
   | { type: 'load-changes' }
   | { type: 'open-change'; name: string }
   | { type: 'start-run'; change: string }
-  | { type: 'resume-run'; change: string }
+  | { type: 'resume-run'; change: string; answer?: string }
   | { type: 'finish-run'; change: string; choice: CompletionChoice }
   | { type: 'stop' }
   | { type: 'force-quit' }
@@ -117,7 +117,7 @@ export function initialState(maxTranscriptLines: number): Transition {
       lastExitCode: null,
       typeAhead: [],
       maxTranscriptLines,
-      recorded: { marks: {}, confirming: null, notice: null },
+      recorded: { marks: {}, confirming: null, notice: null, answering: null },
       marked: [],
       dashboard: null,
     },

@@ -3,6 +3,7 @@ import { answerCommand } from '../../core/question.js';
 import type { RunMark } from '../../core/run-mark.js';
 import { oneLine } from '../../format/text.js';
 import { newRun, type Transition, type UiState } from './app-state.js';
+import { answerHint, openAnswer, type AnswerField } from './answer-field.js';
 import type { UiKey } from './key-names.js';
 
 /**
@@ -18,6 +19,8 @@ export interface RecordedRuns {
   confirming: { change: string; choice: CompletionChoice } | null;
   /** A finish under way, or what the last one said. */
   notice: { text: string; tone: 'dim' | 'good' | 'bad' } | null;
+  /** The answer to a blocked run's question being typed (answer-field.ts); null: none. */
+  answering: AnswerField | null;
 }
 
 /** The label the change list shows for a mark. */
@@ -61,6 +64,8 @@ export function recordedRunKey(state: UiState, key: UiKey): Transition | null {
   if ((key !== 'c' && key !== 'k' && key !== 'r') || selected === null) return null;
   // A finished, kept run has nothing to resume or finish: its work waits to be merged.
   if (selected.mark === 'kept') return null;
+  // A blocked run goes on with an answer: r opens the field to type it.
+  if (key === 'r' && selected.mark === 'blocked') return openAnswer(state, selected.change);
   if (key === 'r') {
     return {
       state: {
@@ -101,6 +106,7 @@ export function withoutConfirming(state: UiState): UiState {
 
 /** The hint bar's part for the selected change's recorded run, and a pending confirmation. */
 export function recordedRunHint(state: UiState): string | null {
+  if (state.recorded.answering !== null) return answerHint(state.recorded.answering);
   const confirming = state.recorded.confirming;
   if (confirming !== null) {
     const key = confirming.choice === 'cleanup' ? 'c' : 'k';
@@ -113,8 +119,7 @@ export function recordedRunHint(state: UiState): string | null {
     return `kept: its work is on ralph/${selected.change}, not merged (\`git merge ralph/${selected.change}\`)`;
   }
   if (selected?.mark === 'blocked') {
-    // The UI takes no text: the answer is given on the command line.
-    return `blocked: answer with \`${answerCommand(selected.change)}\` · c/k finish (cleanup/keep)`;
+    return `blocked: r answer its question here (or \`${answerCommand(selected.change)}\`) · c/k finish (cleanup/keep)`;
   }
   return selected === null ? null : 'r resume · c/k finish (cleanup/keep)';
 }

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli } from '../../support/cli.js';
@@ -136,5 +136,42 @@ describe.skipIf(!tmuxAvailable())('recorded runs in the UI', () => {
     s.keys('q');
     expect(await s.waitForExit()).toBe(1);
     expect(state()).toMatchObject({ status: 'active', outcome: 'error' });
+  });
+
+  it('answers a blocked run in the UI: r, the answer typed, Enter; the agent gets it and the run completes', async () => {
+    repo = makeChangeRepo(CHANGE, [{ title: 'Greeting', tasks: ['Write hello'] }]);
+    setScenario({ '*': [{ signal: 'BLOCKED: Should the greeting be formal?' }] });
+    const first = await runCli(['run', CHANGE, ...fakeAgentFlags(), '--on-complete', 'keep'], {
+      cwd: repo.dir,
+      env: { FAKE_AGENT_SCENARIO: scenarioFile() },
+    });
+    expect(first.exitCode, first.stderr).toBe(4);
+    setScenario({
+      '*': [{ write: 'hello.txt', content: 'hello\n' }, { tick: 'all' }, { signal: 'COMPLETE' }],
+    });
+    const logDir = path.join(repo.dir, '.git', 'agent-log');
+    const s = startUi('answer', [process.execPath, CLI_PATH, ...fakeAgentFlags()], {
+      FAKE_AGENT_LOG_DIR: logDir,
+    });
+    await s.waitForText(`${CHANGE} [blocked]`);
+    await s.waitForText('blocked: r answer its question here');
+    s.keys('r');
+    await s.waitForText(`answer for ${CHANGE}:`);
+    // Typed as a person would: q and k are text here, not quit and keep.
+    s.keys('-l', 'Informal, quick and kind');
+    await s.waitForText('Informal, quick and kind');
+    s.keys('Enter');
+    await s.waitFor(/the run has ended/);
+    s.keys('Right'); // keep
+    s.keys('Enter');
+    await s.waitFor(/Kept: you are on ralph\/add-greeting/);
+    s.keys('q');
+    expect(await s.waitForExit()).toBe(0);
+    expect(state()).toMatchObject({ status: 'finished', outcome: 'complete', choice: 'keep' });
+    // The resumed attempt's prompt (the blocked one's number or the next) carries the answer.
+    const prompts = readdirSync(logDir)
+      .filter((f) => f.startsWith('prompt-1-'))
+      .map((f) => readFileSync(path.join(logDir, f), 'utf8'));
+    expect(prompts.some((p) => p.includes('Informal, quick and kind'))).toBe(true);
   });
 });

@@ -16,6 +16,8 @@ export class FakeRun {
   readonly calls: string[] = [];
   /** How the UI started it: a new run, or `resume` of a recorded one. */
   mode: 'start' | 'resume' = 'start';
+  /** The answer a resume was given (typed in the answer field); undefined: none. */
+  answer: string | undefined = undefined;
   private settle: (result: { exitCode: number }) => void = () => undefined;
   private fail: (error: Error) => void = () => undefined;
   readonly handle: RunHandle;
@@ -115,9 +117,11 @@ export class FakeController implements UiController {
     change: string,
     onEvent: (event: TimedRunEvent) => void,
     mode: 'start' | 'resume' = 'start',
+    answer?: string,
   ): RunHandle {
     const run = new FakeRun(change, onEvent);
     run.mode = mode;
+    run.answer = answer;
     this.runs.push(run);
     return run.handle;
   }
