@@ -40,7 +40,12 @@ export class TmuxSession {
     options: { cwd: string; env: Record<string, string>; width?: number; height?: number },
   ): TmuxSession {
     refuseSpawnInContributorTier('a terminal under tmux');
-    const envArgs = Object.entries(options.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // A session takes the environment of the tmux server (the first test's, kept for every later
+    // session), not this test's: what test/support/state-home.ts gives each test is passed on,
+    // or one test's usage limit would pause another's UI through a state folder they share.
+    const own = process.env.XDG_STATE_HOME;
+    const env = { ...(own === undefined ? {} : { XDG_STATE_HOME: own }), ...options.env };
+    const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const exitFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'ralphtool-tmux-')), 'exit');
     execFileSync('tmux', [
       'new-session',

@@ -62,7 +62,7 @@ describe.skipIf(!tmuxAvailable())('the UI rings the bell when it needs the user'
     s.keys('Down');
     s.keys('Escape');
     await s.waitForText(`${CHANGE} [blocked]`);
-    await s.waitForText(`answer with \`ralphtool resume ${CHANGE} --answer "…"\``);
+    await s.waitForText('blocked: r answer its question here');
     s.keys('q');
     expect(await s.waitForExit()).toBe(4);
     expect(bells()).toBe(1);
