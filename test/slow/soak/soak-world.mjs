@@ -56,7 +56,7 @@ export function makeSoakWorld({ stories = 30, tasksPerStory = 2 } = {}) {
   write(`openspec/changes/${SOAK_CHANGE}/tasks.md`, tasksMarkdown(stories, tasksPerStory));
   write(
     `openspec/changes/${SOAK_CHANGE}/specs/demo/spec.md`,
-    '## ADDED Requirements\n\n### Requirement: Demo\n\n#### Scenario: Works\n- **WHEN** it runs\n- **THEN** it works\n',
+    '## ADDED Requirements\n\n### Requirement: Demo\n\nThe demo SHALL work.\n\n#### Scenario: Works\n- **WHEN** it runs\n- **THEN** it works\n',
   );
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'initial commit');
