@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent, RunOutcome, TimedRunEvent } from '../../src/core/events.js';
 import { changesLoaded, initialState } from '../../src/ui/state/app-state.js';
-import { toUiKey, type InkKey } from '../../src/ui/state/key-names.js';
+import { toUiKey } from '../../src/ui/state/key-names.js';
 import { handleKey } from '../../src/ui/state/keys.js';
 import { marksLoaded } from '../../src/ui/state/recorded-runs.js';
 import { FakeController } from './support/fake-controller.js';
-import { at, change, story, summaryOf } from './support/fixtures.js';
+import { at, change, NO_KEY, story, summaryOf } from './support/fixtures.js';
 import { KEY, renderUi, type Ui } from './support/harness.js';
 
 /**
@@ -13,21 +13,6 @@ import { KEY, renderUi, type Ui } from './support/harness.js';
  * run's loop screen over it, stop all, the merge report, the choices per change and for all,
  * the result. The fake controller plays the engine (test/ui/support/fake-controller.ts).
  */
-const NO_KEY: InkKey = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageUp: false,
-  pageDown: false,
-  home: false,
-  end: false,
-  tab: false,
-  shift: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-};
 
 let ui: Ui | null = null;
 afterEach(() => ui?.unmount());

@@ -8,7 +8,7 @@ import { finishEnded, marksLoaded } from '../../src/ui/state/recorded-runs.js';
 import { changesFrame } from '../../src/ui/view/changes-frame.js';
 import type { Frame, Row } from '../../src/ui/view/frame.js';
 import { continueHint } from '../../src/ui/view/result-frame.js';
-import { addAuth, change, story, summaryOf, T0 } from './support/fixtures.js';
+import { addAuth, change, NO_KEY, story, summaryOf, T0 } from './support/fixtures.js';
 
 const pane = { total: 50, viewport: 10 };
 const press = (state: UiState, key: UiKey) => handleKey(state, key, { now: T0, pane });
@@ -17,22 +17,6 @@ const frameText = (frame: Frame): string =>
   [...frame.header, ...frame.body, ...frame.footer].map(text).join('\n');
 
 /** The change list with add-auth (kept incomplete) and other-change (no run recorded). */
-const NO_KEY = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageUp: false,
-  pageDown: false,
-  home: false,
-  end: false,
-  tab: false,
-  shift: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-};
-
 function listWithMarks(): UiState {
   const other = change('other-change', [story('1', 'Only', [false])]);
   let s = changesLoaded(initialState(2000).state, {

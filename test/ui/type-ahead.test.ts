@@ -5,10 +5,10 @@ import {
   initialState,
   type UiState,
 } from '../../src/ui/state/app-state.js';
-import { toUiKey, toUiKeys, type InkKey, type UiKey } from '../../src/ui/state/key-names.js';
+import { toUiKey, toUiKeys, type UiKey } from '../../src/ui/state/key-names.js';
 import type { KeyContext } from '../../src/ui/state/keys.js';
 import { MAX_TYPE_AHEAD, pressKey, replayTypeAhead } from '../../src/ui/state/type-ahead.js';
-import { addAuth, change, story, summaryOf, T0 } from './support/fixtures.js';
+import { addAuth, change, NO_KEY, story, summaryOf, T0 } from './support/fixtures.js';
 
 const context = (): KeyContext => ({ now: T0, pane: { total: 50, viewport: 10 } });
 
@@ -93,21 +93,7 @@ describe('keys typed before a screen has loaded', () => {
 });
 
 describe('toUiKey', () => {
-  const none: InkKey = {
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageUp: false,
-    pageDown: false,
-    home: false,
-    end: false,
-    tab: false,
-    shift: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-  };
+  const none = NO_KEY;
 
   it('reads a line feed as Enter (what the terminal sends before raw mode)', () => {
     expect(toUiKey('\n', none)).toBe('enter');

@@ -1,3 +1,4 @@
+import type { InkKey } from '../../../src/ui/state/key-names.js';
 import type { Change, ChangeSummary, Story } from '../../../src/core/change.js';
 import type { RunEvent, TimedRunEvent } from '../../../src/core/events.js';
 
@@ -157,3 +158,20 @@ export function storyTwoDoneStoryThreeRetrying(): TimedRunEvent[] {
     }),
   ];
 }
+
+/** Ink's key flags with none set: an input event of plain characters. */
+export const NO_KEY: InkKey = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageUp: false,
+  pageDown: false,
+  home: false,
+  end: false,
+  tab: false,
+  shift: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+};
