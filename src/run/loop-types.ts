@@ -1,4 +1,3 @@
-import type { Reviewer } from './loop/reviewer.js';
 import type { Secret } from '../core/redact.js';
 import type { AgentBackend } from '../agents/types.js';
 import type { AgentSlot } from '../core/agent-choice.js';
@@ -10,6 +9,13 @@ import type { PromptChangePaths } from '../core/prompt.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
 import type { AccountPause } from './account-pause.js';
 import type { RunOptions } from './options.js';
+
+/** The reviewer of a run with a review (docs/contract.md, "The review"): its backend and name. */
+export interface Reviewer {
+  backend: AgentBackend;
+  /** An agent kind, or `command`. */
+  name: string;
+}
 
 // What runLoop takes and returns; its steps (story-attempt.ts, run-end.ts) share these.
 

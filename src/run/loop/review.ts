@@ -12,7 +12,7 @@ import { engineContext, promptFile, transcriptFile } from '../../checkpoint/inde
 import { diffText } from '../../git/diffstat.js';
 import { processIdentity } from '../lock.js';
 import type { LoopDeps, LoopSetup } from '../loop-types.js';
-import type { Reviewer } from './reviewer.js';
+import type { Reviewer } from '../loop-types.js';
 import { attemptStory } from './story-attempt.js';
 
 /** How the review phase ended: approved (the run is complete), or why not. */

@@ -1,14 +1,8 @@
 import { createBackend, type AgentName } from '../../agents/index.js';
 import { assertRunPreflight } from '../../agents/preflight.js';
 import type { AgentBackend } from '../../agents/types.js';
+import type { Reviewer } from '../loop-types.js';
 import type { RunOptions } from '../options.js';
-
-/** The reviewer of a run with a review (docs/contract.md, "The review"): its backend and name. */
-export interface Reviewer {
-  backend: AgentBackend;
-  /** An agent kind, or `command`. */
-  name: string;
-}
 
 /**
  * The reviewer's backend, its program checked before anything changes: the run's own agent
