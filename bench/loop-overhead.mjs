@@ -6,6 +6,7 @@
 //
 //   node bench/loop-overhead.mjs [--rounds 5] [--stories 10] [--files 10000 | 0] [--long 100,400]
 //                                [--long-rounds 2] [--json results.json] [--cli dist/cli/main.js]
+//                                [--calls]   (also print the git processes the loop started)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,6 +32,7 @@ const longChanges = option('long', '100,400')
   .filter((n) => n > 0);
 const longRounds = Number(option('long-rounds', '2'));
 const jsonOut = option('json', null);
+const showCalls = process.argv.includes('--calls');
 const log = (text) => process.stderr.write(`${text}\n`);
 
 if (!existsSync(cli)) {
@@ -148,9 +150,15 @@ async function record(template, agent, n) {
     checkRun(run, agent.failFirst, n);
     const entries = readRecording(recorder);
     const window = loopWindow(run.events);
-    const loopCalls = entries.filter(
+    const inLoop = entries.filter(
       (e) => e.kind === 'git' && e.startMs >= window.fromMs && e.startMs <= window.toMs,
-    ).length;
+    );
+    const loopCalls = inLoop.length;
+    // Which processes a story pays for, in order: what to look at first when the count grows.
+    if (showCalls) {
+      log(`git processes inside the loop (${agent.failFirst ? 'fails once' : 'accepted'}):`);
+      for (const e of inLoop) log(`  git ${e.args.join(' ')}`);
+    }
     const branch = execFileSync('git', ['rev-parse', `ralph/${CHANGE}`], {
       cwd: repo,
       env,

@@ -14,6 +14,14 @@ import path from 'node:path';
 import process from 'node:process';
 
 const format = process.env.STREAM_FORMAT ?? 'claude';
+
+// Before a run, ralphtool asks `claude auth status` (src/agents/login-status.ts): answer as Claude
+// Code does. A flood here would be measured as the stream's cost (it once was: 200 MB into the
+// login check, 0.6 GB of the run's peak memory).
+if (process.argv[2] === 'auth' && process.argv[3] === 'status') {
+  process.stdout.write(`${JSON.stringify({ loggedIn: true, authMethod: 'api_key' })}\n`);
+  process.exit(0);
+}
 const session = '1fd8a8b6-fce7-44b6-9790-076ac43d16b7';
 
 // Claude Code's stdin is the prompt: read it all so ralphtool's write never blocks.

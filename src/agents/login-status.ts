@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { RuntimeError } from '../core/errors.js';
-import { execProgram } from '../process/exec.js';
+import { execProgram, SHORT_ANSWER_MAX_BUFFER } from '../process/exec.js';
 import { ProcessError } from '../process/process-error.js';
 import type { AgentName } from './index.js';
 import { findProgram } from './preflight.js';
@@ -39,9 +39,16 @@ export async function agentLogin(
     cwd,
     baseEnv: env,
     timeoutMs: STATUS_TIMEOUT_MS,
+    maxBuffer: SHORT_ANSWER_MAX_BUFFER,
     // "Not logged in" is an exit 1: the failure carries the answer.
   }).catch((error: unknown) => (error instanceof ProcessError ? error : null));
-  if (result === null || result.timedOut || result.spawnError !== null) return { kind: 'unknown' };
+  if (
+    result === null ||
+    result.timedOut ||
+    result.spawnError !== null ||
+    result.outputTooLarge === true
+  )
+    return { kind: 'unknown' };
   return agent === 'claude'
     ? claudeAnswer(result.stdout)
     : codexAnswer(result.exitCode, `${result.stdout}\n${result.stderr}`, env);

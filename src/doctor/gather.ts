@@ -8,7 +8,7 @@ import { GitError } from '../git/git-error.js';
 import { git, type GitContext } from '../git/git.js';
 import { headPosition, locateRepo } from '../git/repo.js';
 import { operationsInProgress, statusEntries } from '../git/status.js';
-import { execProgram } from '../process/exec.js';
+import { execProgram, SHORT_ANSWER_MAX_BUFFER } from '../process/exec.js';
 import { ProcessError } from '../process/process-error.js';
 import { collectRunStatuses } from '../run/status/status.js';
 import { listChanges } from '../openspec/changes.js';
@@ -132,6 +132,7 @@ async function programFacts(which: AgentProgram, opts: GatherOptions): Promise<P
       cwd: opts.cwd,
       baseEnv: opts.env,
       timeoutMs: opts.versionTimeoutMs,
+      maxBuffer: SHORT_ANSWER_MAX_BUFFER,
     });
     const line = `${result.stdout}\n${result.stderr}`.split('\n').find((l) => l.trim() !== '');
     return {

@@ -46,6 +46,14 @@ export interface ExecResult {
 const DEFAULT_MAX_BUFFER = 256 * 1024 * 1024;
 
 /**
+ * The most a program asked for a short answer (a version line, a login status, a probe) may
+ * print: past it the program is stopped. A wrong program in its place (a stand-in, a wrapper
+ * that runs the whole agent) could otherwise print hundreds of megabytes into ralphtool's memory
+ * before a run even starts.
+ */
+export const SHORT_ANSWER_MAX_BUFFER = 64 * 1024;
+
+/**
  * The one way ralphtool runs a program to completion and reads all it printed, on the
  * child lifecycle (lifecycle.ts): an argument array (never a shell), its own process group,
  * a timeout and a cancel signal that stop the whole group, and a typed error.

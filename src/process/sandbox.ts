@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { RuntimeError } from '../core/errors.js';
 import { innerCommand, uncontainedReason, type SandboxPolicy } from '../core/sandbox-policy.js';
 import type { SandboxManager } from '@anthropic-ai/sandbox-runtime';
-import { execProgram } from './exec.js';
+import { execProgram, SHORT_ANSWER_MAX_BUFFER } from './exec.js';
 
 /**
  * `--sandbox` (docs/sandbox.md): every agent process, and all it starts, runs inside
@@ -199,6 +199,7 @@ async function probe(s: Shared, env: NodeJS.ProcessEnv): Promise<void> {
       baseEnv: env,
       timeoutMs: 30_000,
       reject: false,
+      maxBuffer: SHORT_ANSWER_MAX_BUFFER,
     });
     if (result.exitCode !== 0) {
       const why = firstLine(result.stderr) || `exit ${String(result.exitCode ?? result.signal)}`;
