@@ -243,6 +243,9 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
     },
     isProgress(line) {
       // A retry notice is Claude Code waiting, not working: it must not keep the idle timer off.
+      // Tool results and the model's turns (nearly every byte of a stream) are never one: their
+      // opening says so without a scan of kilobytes for the word.
+      if (line.startsWith(USER_LINE) || line.startsWith(ASSISTANT_LINE)) return true;
       if (!line.includes(API_RETRY)) return true;
       const json = parseJsonLine(line);
       const parsed = SystemLine.safeParse(json);
@@ -254,6 +257,8 @@ export function createClaudeTranslator(options: { cwd?: string } = {}): StreamTr
 const API_RETRY = 'api_retry';
 /** How Claude Code begins every `user` line (its key order is fixed by its own serializer). */
 const USER_LINE = '{"type":"user"';
+/** How Claude Code begins every `assistant` line. */
+const ASSISTANT_LINE = '{"type":"assistant"';
 /** The `result` subtype of an attempt stopped by `--max-budget-usd` (seen from Claude Code 2.1). */
 const MAX_BUDGET = 'error_max_budget_usd';
 

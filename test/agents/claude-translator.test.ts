@@ -308,6 +308,12 @@ describe('Claude Code retrying the API (system / api_retry)', () => {
     const talk = JSON.stringify(assistant([{ type: 'text', text: 'grep api_retry in cli.js' }]));
     expect(t.isProgress?.(talk)).toBe(true);
     expect(t.isProgress?.('api_retry {not json')).toBe(true);
+    // A tool's result that quotes a retry line (the agent grepping a log) is work too.
+    const echoed = JSON.stringify({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', content: retries[0] }] },
+    });
+    expect(t.isProgress?.(echoed)).toBe(true);
   });
 
   it('keeps a 401 retry fatal rather than a notice', () => {
