@@ -1,4 +1,8 @@
-import { commitEverything } from '../git/commit.js';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { commitEverything, stageAll } from '../git/commit.js';
+import { gitlinksAt } from '../git/raw-files.js';
+import { readAddListing, type AddListing } from '../git/snapshot.js';
 import { git } from '../git/git.js';
 import { endBisect, quitOperations } from '../git/operations.js';
 import { commitSummary, headPosition } from '../git/repo.js';
@@ -161,7 +165,8 @@ export class AcceptGitSteps {
     return commitEverything(
       g.ctx,
       checkpointCommitMessage(this.storyId, this.body),
-      async (listing) => {
+      async (staged) => {
+        const listing = await this.nestedOutOfIndex(staged);
         tasksFilesCommitted(g, listing);
         await untrack(g, this.stopped);
         // The index was at the checkpoint before `add -A` (reset there, or never touched).
@@ -169,7 +174,40 @@ export class AcceptGitSteps {
         if (left.length > 0) protect.notices.push(leftOutNotice(left, 'the checkpoint'));
       },
       g.repo,
+      // git refuses to add a nested repository without a commit: it becomes plain files first.
+      () => this.detachNested(),
     );
+  }
+
+  /**
+   * Nested repositories found in what `add -A` staged, rather than by a listing of the
+   * untracked files before it (one git process less per story): a staged path that is a folder
+   * is a gitlink, and one the checkpoint did not have as a submodule is a repository the attempt
+   * made. Those are taken out of the index, made plain files, and the work tree staged again.
+   * Returns the listing of everything staged.
+   */
+  private async nestedOutOfIndex(staged: AddListing | null): Promise<AddListing | null> {
+    const { g, checkpoint } = this;
+    if (staged === null) {
+      // git's listing could not be read back (a name with a line break): the search by listing.
+      await git(g.ctx, ['reset', '-q', '--mixed', checkpoint, '--']);
+      await this.detachNested();
+      return readAddListing(await stageAll(g.ctx));
+    }
+    // Synchronous: one lstat per staged path, thousands when an attempt adds a dependency folder.
+    const folders = [...staged.added].filter((path) =>
+      lstatSync(join(g.repo.root, path), { throwIfNoEntry: false })?.isDirectory(),
+    );
+    if (folders.length === 0) return staged;
+    const submodules = await gitlinksAt(g.ctx, checkpoint, folders);
+    const made = folders.filter((path) => !submodules.has(path));
+    if (made.length === 0) return staged;
+    await git(g.ctx, ['reset', '-q', checkpoint, '--', ...made]);
+    await this.detachNested();
+    const again = readAddListing(await stageAll(g.ctx));
+    if (again === null) return null;
+    const added = new Set([...staged.added, ...again.added].filter((p) => !made.includes(p)));
+    return { added, removed: new Set([...staged.removed, ...again.removed]) };
   }
 }
 

@@ -70,6 +70,9 @@ const ACCEPT_FULL_PATH_ONLY: readonly AcceptStep[] = [
   'undo-branch-switch',
   'branch-to-checkpoint',
   'index-to-checkpoint',
+  // Untouched, the index is the checkpoint's: the commit finds the nested repositories in what
+  // `add -A` staged (accept.ts), without a listing of the untracked files first.
+  'detach-nested',
 ];
 
 export function planAccept(inputs: PlanInputs): AcceptStep[] {

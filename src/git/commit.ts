@@ -87,11 +87,14 @@ export async function commitEverything(
   afterStaging?: (listing: AddListing | null) => Promise<void>,
   /** The repository, to read the new commit off disk instead of asking git (on-disk.ts). */
   repo?: RepoLocation,
+  /**
+   * Called once when `add -A` fails, before it is tried again (a nested repository without a
+   * commit makes git refuse the whole add: the caller turns it into plain files).
+   */
+  beforeRetry?: () => Promise<void>,
 ): Promise<string> {
-  const staged = await git(ctx, ['add', '-A', '--verbose'], {
-    context: 'could not stage the work tree',
-  });
-  await afterStaging?.(readAddListing(staged.stdout));
+  const staged = await stageAll(ctx, beforeRetry);
+  await afterStaging?.(readAddListing(staged));
   await withIdentity(ctx, (identity) =>
     git(
       ctx,
@@ -104,6 +107,21 @@ export async function commitEverything(
   );
   const onDisk = repo ? await headCommitOnDisk(repo) : null;
   return onDisk ?? gitOut(ctx, ['rev-parse', '--verify', 'HEAD^{commit}']);
+}
+
+/** `add -A --verbose`'s listing; a refused add is tried once more after `beforeRetry`. */
+export async function stageAll(
+  ctx: GitContext,
+  beforeRetry?: () => Promise<void>,
+): Promise<string> {
+  const args = ['add', '-A', '--verbose'];
+  const context = 'could not stage the work tree';
+  if (beforeRetry !== undefined) {
+    const first = await git(ctx, args, { allowFailure: true });
+    if (first.exitCode === 0) return first.stdout;
+    await beforeRetry();
+  }
+  return (await git(ctx, args, { context })).stdout;
 }
 
 /** Creates a commit object from a tree without touching HEAD, the index or any branch. */

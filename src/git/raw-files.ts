@@ -58,6 +58,21 @@ export async function treeEntries(ctx: GitContext, tree: string): Promise<TreeEn
   return entries;
 }
 
+/** Which of `paths` are submodules (gitlinks, mode 160000) in `commit`. */
+export async function gitlinksAt(
+  ctx: GitContext,
+  commit: string,
+  paths: readonly string[],
+): Promise<Set<string>> {
+  const out = await git(ctx, ['ls-tree', '-z', '--full-tree', commit, '--', ...paths]);
+  const links = new Set<string>();
+  for (const record of out.stdout.split('\0')) {
+    const tab = record.indexOf('\t');
+    if (tab !== -1 && record.startsWith('160000 ')) links.add(record.slice(tab + 1));
+  }
+  return links;
+}
+
 /**
  * Hashes files as their bytes are, without any filter or end-of-line conversion
  * (`hash-object --no-filters`); with `write`, stores them as blobs. One git process for all
