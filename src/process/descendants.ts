@@ -3,8 +3,11 @@ import type { ProcStat } from './proc.js';
 import {
   environmentHas,
   fdTarget,
+  forksSinceBoot,
   holdsAnyOf,
+  lastPid,
   listPids,
+  pidMax,
   processCommand,
   processStat,
   processStartTime,
@@ -29,6 +32,23 @@ export interface StrayProcess {
   pid: number;
   /** Its command line as it was when it was found (cut to 200 characters). */
   command: string;
+}
+
+/**
+ * The pids a leader's descendants can have, `leader`…`last`, when the kernel cannot have wrapped
+ * around since the leader was made; null (read them all) when it may have or a figure is unknown.
+ */
+export function pidsSince(p: {
+  leader: number;
+  last: number | null;
+  forks: number | null;
+  forksAtStart: number | null;
+  pidMax: number | null;
+}): { from: number; to: number } | null {
+  const { leader, last, forks, forksAtStart, pidMax: max } = p;
+  if (last === null || forks === null || forksAtStart === null || max === null) return null;
+  if (last < leader || forks - forksAtStart >= max - leader) return null;
+  return { from: leader, to: last };
 }
 
 /** A new value for PROCESS_TAG_VARIABLE, unique to one program. */
@@ -58,6 +78,8 @@ export class DescendantWatch {
    * the machine's processes; each costs a directory listing and a read per descriptor).
    */
   private readonly leaderStart: bigint | null;
+  /** Processes made since boot when the watch began (the leader was made before). */
+  private readonly forksAtStart = forksSinceBoot();
 
   constructor(
     private readonly leader: number,
@@ -74,6 +96,24 @@ export class DescendantWatch {
     this.timer.unref();
   }
 
+  /**
+   * Every process of the program's making got its pid after the leader's. While the kernel
+   * cannot have wrapped its pids around since (fewer processes and threads were made than pids
+   * are left above the leader), those are the pids from the leader's to the last one given, and
+   * only they are read, not each process of the machine (most of a look's cost, paid after every
+   * attempt). Read after the listing: a pid listed was given before the last one.
+   */
+  private givenSinceLeader(): (pid: number) => boolean {
+    const range = pidsSince({
+      leader: this.leader,
+      last: lastPid(),
+      forks: forksSinceBoot(),
+      forksAtStart: this.forksAtStart,
+      pidMax: pidMax(),
+    });
+    return range === null ? () => true : (pid) => pid >= range.from && pid <= range.to;
+  }
+
   /** Stops reading /proc on a timer (the program ended). */
   close(): void {
     clearInterval(this.timer);
@@ -85,7 +125,10 @@ export class DescendantWatch {
    */
   scan(): Map<number, ProcStat> {
     const stats = new Map<number, ProcStat>();
-    for (const pid of listPids()) {
+    const pids = listPids();
+    const inRange = this.givenSinceLeader();
+    for (const pid of pids) {
+      if (!inRange(pid)) continue;
       const stat = pid === process.pid ? null : processStat(pid);
       if (stat !== null && stat.state !== 'Z') stats.set(pid, stat);
     }

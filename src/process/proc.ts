@@ -17,6 +17,43 @@ export function listPids(): number[] {
   }
 }
 
+/**
+ * The pid the kernel gave last (the fifth field of /proc/loadavg), or null. Pids are given in
+ * rising order until they wrap around at pid_max.
+ */
+export function lastPid(): number | null {
+  try {
+    const last = Number(readFileSync('/proc/loadavg', 'utf8').trim().split(/\s+/)[4]);
+    return Number.isInteger(last) && last > 0 ? last : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Processes and threads created since boot (`processes` of /proc/stat), or null. */
+export function forksSinceBoot(): number | null {
+  try {
+    const match = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+let pidMaxRead: number | null | undefined;
+
+/** The pid after which the kernel wraps around (/proc/sys/kernel/pid_max), or null. */
+export function pidMax(): number | null {
+  if (pidMaxRead !== undefined) return pidMaxRead;
+  try {
+    const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
+    pidMaxRead = Number.isInteger(max) && max > 0 ? max : null;
+  } catch {
+    pidMaxRead = null;
+  }
+  return pidMaxRead;
+}
+
 export interface ProcStat {
   /** R, S, D, Z (zombie: exited, not reaped yet), T… */
   state: string;
