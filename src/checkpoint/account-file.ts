@@ -4,12 +4,15 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { AccountEntry } from '../core/account-window.js';
 import { LIMIT_KINDS } from '../core/events.js';
+import { withFileLock } from './file-lock.js';
 import { writeFileWhole } from './whole-file.js';
 
 // An account's entry of the usage governor (core/account-window.ts), one small JSON file per
 // account in the user's state folder: every ralphtool process of the user reads and writes it.
 // Written whole (temp file + rename), readable by the user only; it names no secret (the key is
-// a hash, run/account-key.ts).
+// a hash, agents/account-key.ts). An update is a read-modify-write under the file's lock
+// (`<key>.json.lock`, checkpoint/file-lock.ts): two processes updating at once cannot lose
+// what the other wrote (a limit).
 
 const Runner = z.object({
   change: z.string(),
@@ -91,4 +94,20 @@ export function accountText(entry: AccountEntry): string {
 /** Writes the entry whole, mode 0600 (the folder is made when missing). */
 export async function writeAccountEntry(file: string, entry: AccountEntry): Promise<void> {
   await writeFileWhole(file, accountText(entry), 0o600);
+}
+
+/**
+ * Updates the entry as one step among the user's processes: under the file's lock, `change` is
+ * given the entry as it is now (null when there is none or it is not one) and its result is
+ * written whole. Returns what was written.
+ */
+export async function updateAccountEntry(
+  file: string,
+  change: (entry: AccountEntry | null) => AccountEntry,
+): Promise<AccountEntry> {
+  return withFileLock(`${file}.lock`, async () => {
+    const next = change(await readAccountEntry(file));
+    await writeAccountEntry(file, next);
+    return next;
+  });
 }

@@ -57,5 +57,6 @@ export {
   accountText,
   parseAccountEntry,
   readAccountEntry,
+  updateAccountEntry,
   writeAccountEntry,
 } from './account-file.js';

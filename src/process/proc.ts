@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { errnoCode } from '../core/error-details.js';
 
 /**
  * What Linux's /proc tells about other processes, in one place. Every reader answers null
@@ -183,4 +185,28 @@ export function holdsAnyOf(pid: number, targets: ReadonlySet<string>): boolean {
     const target = fdTarget(pid, fd);
     return target !== null && targets.has(target);
   });
+}
+
+/** A process that wrote a lock or a record: enough to tell whether it still runs. */
+export interface ProcessMark {
+  pid: number;
+  host: string;
+  /** Its start time (processStartTime), guarding against a reused pid; null when unknown. */
+  startTime: string | null;
+}
+
+/**
+ * True when the process `mark` names still runs on this machine; a process of another host
+ * cannot be told and counts as alive.
+ */
+export function markAlive(mark: ProcessMark): boolean {
+  if (mark.host !== hostname()) return true;
+  try {
+    process.kill(mark.pid, 0);
+  } catch (error) {
+    if (errnoCode(error) !== 'EPERM') return false;
+  }
+  if (isZombie(mark.pid)) return false;
+  const now = processStartTime(mark.pid);
+  return mark.startTime === null || now === null || now === mark.startTime;
 }

@@ -6,7 +6,7 @@ import {
   accountFile,
   accountsFolder,
   readAccountEntry,
-  writeAccountEntry,
+  updateAccountEntry,
 } from '../checkpoint/index.js';
 import {
   EMPTY_ACCOUNT,
@@ -36,23 +36,30 @@ export interface SeenUsage {
   window: string | null;
 }
 
+/** One account the run's agents use: its key and its file. */
+interface AccountBook {
+  key: string;
+  file: string;
+}
+
 /**
  * One run's side of the usage governor (docs/contract.md, "One account, many runs"): what it
- * learns about its agent's account goes into the account's file (checkpoint/account-file.ts),
- * which every run of the user reads before an attempt (core/account-window.ts decides). Writes
- * are read-modify-write, one at a time in this run; between processes the last write wins.
+ * learns about each of its agents' accounts (the primary's, and each fallback's: every agent
+ * kind is a login of its own) goes into that account's file (checkpoint/account-file.ts), which
+ * every run of the user reads before an attempt (core/account-window.ts decides). An update is
+ * a read-merge-write under the file's lock, one at a time in this run and among processes.
  */
 export class AccountGovernor {
-  readonly key: string;
-  readonly file: string;
   readonly self: AccountRunner;
+  private readonly books = new Map<string, AccountBook>();
   private pending: Promise<void> = Promise.resolve();
   private warned = false;
 
   constructor(
+    /** The run's own agent (`--agent`): the account of `gate`, `hitLimit` by default. */
     readonly agent: string,
-    folder: string,
-    env: NodeJS.ProcessEnv,
+    private readonly folder: string,
+    private readonly env: NodeJS.ProcessEnv,
     change: string,
     /** The run's folder: its identity across the processes that go on with it. */
     runDir: string,
@@ -61,8 +68,6 @@ export class AccountGovernor {
     /** A run that pushes: the entry is shared through its remote too. */
     private readonly shared: AccountShare | null = null,
   ) {
-    this.key = accountKey(agent, env);
-    this.file = accountFile(folder, this.key);
     const run = createHash('sha256').update(runDir).digest('hex').slice(0, 12);
     this.self = { change, pid: process.pid, host: hostname(), run };
   }
@@ -87,50 +92,67 @@ export class AccountGovernor {
     );
   }
 
-  /** Whether a new attempt may start now (what this run wrote is in the file first). */
-  async gate(now: number): Promise<AccountGate> {
+  /**
+   * Whether a new attempt of `agent` (the run's own by default) may start now on its account
+   * (what this run wrote is in the file first).
+   */
+  async gate(now: number, agent: string = this.agent): Promise<AccountGate> {
     await this.pending;
-    const entry = await this.entry();
+    const entry = await this.entry(this.book(agent));
     return decideAccountGate({ entry, self: this.self, pauseAt: this.pauseAt, now });
   }
 
   /** The entry: the file's, with the remote's of a run that pushes (fetched now). */
-  private async entry(): Promise<AccountEntry | null> {
-    const local = await readAccountEntry(this.file);
-    const remote = this.shared === null ? null : await this.shared.fetch(this.key);
+  private async entry(book: AccountBook): Promise<AccountEntry | null> {
+    const local = await readAccountEntry(book.file);
+    const remote = this.shared === null ? null : await this.shared.fetch(book.key);
     return mergeAccounts(local, remote);
   }
 
   /** The agent `agent` of an attempt reported its window's utilisation at `now`. */
   sawUsage(agent: string, usage: SeenUsage, now: number): void {
-    if (agent !== this.agent) return;
     const seenAt = new Date(now).toISOString();
-    this.update((entry) => withUsage(entry, { ...usage, seenAt, by: this.self }));
+    this.update(agent, (entry) => withUsage(entry, { ...usage, seenAt, by: this.self }));
   }
 
-  /** This run hit `limit` on the account and waits until `until` (epoch ms). */
-  async hitLimit(limit: AgentLimit, until: number): Promise<void> {
+  /**
+   * This run hit `limit` on the account of `agent` (the run's own by default: a fallback agent's
+   * is its own account) and it is limited until `until` (epoch ms).
+   */
+  async hitLimit(limit: AgentLimit, until: number, agent: string = this.agent): Promise<void> {
     const { kind, source, message } = limit;
     const hit = { until: new Date(until).toISOString(), by: this.self, kind, source, message };
-    this.update((entry) => withLimit(entry, hit));
+    this.update(agent, (entry) => withLimit(entry, hit));
     await this.pending;
   }
 
-  private update(change: (entry: AccountEntry) => AccountEntry): void {
+  private book(agent: string): AccountBook {
+    let book = this.books.get(agent);
+    if (book === undefined) {
+      const key = accountKey(agent, this.env);
+      book = { key, file: accountFile(this.folder, key) };
+      this.books.set(agent, book);
+    }
+    return book;
+  }
+
+  private update(agent: string, change: (entry: AccountEntry) => AccountEntry): void {
+    const book = this.book(agent);
     this.pending = this.pending.then(async () => {
       try {
-        const entry = (await readAccountEntry(this.file)) ?? EMPTY_ACCOUNT(this.agent);
-        const next = change(entry);
-        await writeAccountEntry(this.file, next);
+        // Under the file's lock: what another process wrote meanwhile is what `change` is given.
+        const next = await updateAccountEntry(book.file, (entry) =>
+          change(entry ?? EMPTY_ACCOUNT(agent)),
+        );
         if (this.shared === null) return;
         // The remote's entry may know more (other machines): merged, then pushed.
-        const remote = await this.shared.fetch(this.key);
-        await this.shared.push(this.key, mergeAccounts(next, remote) ?? next);
+        const remote = await this.shared.fetch(book.key);
+        await this.shared.push(book.key, mergeAccounts(next, remote) ?? next);
       } catch (error) {
         // The governor is advice to other runs: this run goes on without it, said once.
         if (this.warned) return;
         this.warned = true;
-        this.notice(`cannot share the account's usage window (${this.file}): ${messageOf(error)}`);
+        this.notice(`cannot share the account's usage window (${book.file}): ${messageOf(error)}`);
       }
     });
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RuntimeError, UsageError } from '../core/errors.js';
-import { isZombie, processStartTime } from '../process/proc.js';
+import { markAlive, processStartTime } from '../process/proc.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
 
 // Re-exported for run/session.ts and run/loop/orchestrator.ts, which import it from here.
@@ -32,15 +32,7 @@ export interface HeldLock {
 
 /** True when the process that wrote the lock is still running on this machine. */
 export function holderAlive(holder: LockHolder): boolean {
-  if (holder.host !== hostname()) return true; // cannot tell: assume it is alive
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    if (errnoCode(error) !== 'EPERM') return false;
-  }
-  if (isZombie(holder.pid)) return false;
-  const now = processStartTime(holder.pid);
-  return holder.startTime === null || now === null || now === holder.startTime;
+  return markAlive(holder);
 }
 
 export async function readLock(path: string): Promise<LockState> {

@@ -56,7 +56,7 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
     }
     // Another run on the same account waits out a limit, or the window is past --pause-at: no
     // new attempt until it is over (docs/contract.md, "One account, many runs").
-    const gate = await limits.beforeAttempt(step.storyId, step.attempt);
+    const gate = await limits.beforeAttempt(step.storyId, step.attempt, !roster.gatesAccounts);
     if (gate === 'waited') continue;
     if (gate !== null) {
       ending = gate;

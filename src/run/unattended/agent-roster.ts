@@ -2,6 +2,7 @@ import type { AgentBackend, AgentLimit } from '../../agents/types.js';
 import {
   activeLimits,
   chooseAgent,
+  isLimited,
   firstToReset,
   SWITCHING_KINDS,
   type AgentLimitRecord,
@@ -98,16 +99,45 @@ export class AgentRoster {
    */
   async pick(storyId: string, attempt: number): Promise<AttemptAgent | null> {
     const now = this.deps.clock.now();
-    const still = activeLimits(this.limited, now);
-    if (Object.keys(still).length !== Object.keys(this.limited).length) {
+    const still = { ...activeLimits(this.limited, now), ...(await this.limitedOnAccounts(now)) };
+    if (JSON.stringify(still) !== JSON.stringify(this.limited)) {
       this.limited = still;
       await this.record();
     }
     const slot = chooseAgent(this.order, this.limited, now);
     if (slot === null) return null;
-    if (this.last !== null && this.last !== slot.agent) this.announce(storyId, attempt, slot);
+    // The first attempt of this invocation said too when it is not the primary's (its account
+    // is limited: it is passed over).
+    const from = this.last ?? this.order[0]?.agent ?? slot.agent;
+    if (from !== slot.agent) this.announce(storyId, attempt, from, slot);
     this.last = slot.agent;
     return { ...slot, backend: this.backendOf(slot) };
+  }
+
+  /**
+   * With fallbacks, the usage governor's word on each agent not limited now (docs/contract.md,
+   * "One account, many runs"): an agent whose account another run found limited, or whose window
+   * is past `--pause-at`, is limited until then like one that met the limit itself, so the story
+   * goes on with the next agent instead of waiting. (Without fallbacks the loop waits for the
+   * account before the attempt: run/unattended/limit-wait.ts.)
+   */
+  private async limitedOnAccounts(now: number): Promise<Record<string, AgentLimitRecord>> {
+    const account = this.deps.account;
+    const found: Record<string, AgentLimitRecord> = {};
+    if (account === undefined || this.order.length < 2) return found;
+    for (const slot of this.order) {
+      if (isLimited(this.limited, slot.agent, now)) continue;
+      const gate = await account.gate(now, slot.agent);
+      if (gate.action === 'go') continue;
+      const { until, kind, source, message, resetsAt } = gate;
+      found[slot.agent] = { until: new Date(until).toISOString(), kind, source, message, resetsAt };
+    }
+    return found;
+  }
+
+  /** Whether the usage governor's gate is the roster's (a run with fallbacks), not the loop's. */
+  get gatesAccounts(): boolean {
+    return this.order.length > 1;
   }
 
   /** The attempt by `agent` was settled without a limit: its limits in a row start again. */
@@ -130,6 +160,8 @@ export class AgentRoster {
       [agent]: { until: new Date(now + waitMs).toISOString(), ...limit },
     };
     await this.record();
+    // The agent's account is limited for every run on it: the governor tells them.
+    await this.deps.account?.hitLimit(limit, now + waitMs, agent);
     return chooseAgent(this.order, this.limited, now) === null ? this.allLimited() : null;
   }
 
@@ -151,8 +183,7 @@ export class AgentRoster {
     await this.record();
   }
 
-  private announce(storyId: string, attempt: number, to: AgentSlot): void {
-    const from = this.last ?? '';
+  private announce(storyId: string, attempt: number, from: string, to: AgentSlot): void {
     const back =
       this.order.findIndex((slot) => slot.agent === to.agent) <
       this.order.findIndex((slot) => slot.agent === from);

@@ -105,10 +105,15 @@ export class LimitWaiter {
    * and `--max-duration` as for any wait), no attempt charged. `waited`: the loop decides again;
    * an outcome ends the run; null: the attempt may start.
    */
-  async beforeAttempt(storyId: string, attempt: number): Promise<ParkedOutcome | 'waited' | null> {
+  async beforeAttempt(
+    storyId: string,
+    attempt: number,
+    /** False in a run with fallback agents: the roster asks the governor of each agent. */
+    accountGate = true,
+  ): Promise<ParkedOutcome | 'waited' | null> {
     if (await this.processPause(storyId, attempt)) return 'waited';
     const account = this.deps.account;
-    if (account === undefined || this.deps.stop.aborted) return null;
+    if (account === undefined || !accountGate || this.deps.stop.aborted) return null;
     const gate = await account.gate(this.deps.clock.now());
     if (gate.action === 'go') return null;
     const limit: AgentLimit = {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { succeed } from '../faults/support/world.js';
-import { claudeUsageLimit, FallbackWorld } from '../../support/fallback-world.js';
+import { claudeUsageLimit, codexUsageLimit, FallbackWorld } from '../../support/fallback-world.js';
 import type { Step } from '../../support/fake-agent.js';
 import { LiveCli, type EventJson } from '../../support/live-cli.js';
 
@@ -27,6 +27,7 @@ function accountEnv(): Record<string, string> {
   return {
     XDG_STATE_HOME: path.join(shared, 'state'),
     CLAUDE_CONFIG_DIR: path.join(shared, 'claude'),
+    CODEX_HOME: path.join(shared, 'codex'),
   };
 }
 
@@ -36,9 +37,12 @@ function world(change: string, stories: number): FallbackWorld {
   return w;
 }
 
+function runArgs(w: FallbackWorld): string[] {
+  return ['run', w.change, '--agent', 'claude', '--json', '--on-complete', 'keep'];
+}
+
 function spawnRun(w: FallbackWorld, env: Record<string, string>, extra: string[] = []): LiveCli {
-  const args = ['run', w.change, '--agent', 'claude', '--json', '--on-complete', 'keep', ...extra];
-  return new LiveCli(args, w.dir, w.fallbackEnv(env));
+  return new LiveCli([...runArgs(w), ...extra], w.dir, w.fallbackEnv(env));
 }
 
 function ofType(events: readonly EventJson[], type: string): EventJson[] {
@@ -160,6 +164,84 @@ describe('one usage governor per account', () => {
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('--pause-at is now 95 (the run had 85)');
     expect(w.starts('claude')).toEqual(['1-1', '2-1']);
+  }, 120_000);
+
+  it('a limit a fallback agent meets goes to its own account: a later run on it waits (nothing charged)', async () => {
+    const env = accountEnv();
+    const reset = new Date(Date.now() + 2 * 3_600_000);
+    // Both agents of the first run meet their limits: the primary's, then the fallback's.
+    const a = world('gov-fb-a', 1).agents({
+      claude: { '1-1': claudeUsageLimit(reset) },
+      codex: { '1-1': codexUsageLimit(7_200) },
+    });
+    const first = await a.ralph(
+      [...runArgs(a), '--fallback-agent', 'codex', '--max-wait', '1m'],
+      env,
+    );
+    expect(first.exitCode, first.stderr).toBe(5);
+    expect(a.starts('claude')).toEqual(['1-1']);
+    expect(a.starts('codex')).toEqual(['1-1']);
+    // One file per account, each with the limit this run hit on it.
+    const folder = path.join(env.XDG_STATE_HOME ?? '', 'ralphtool', 'accounts');
+    const files = readdirSync(folder)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
+    expect(files).toEqual([
+      expect.stringMatching(/^claude-[0-9a-f]{12}\.json$/),
+      expect.stringMatching(/^codex-[0-9a-f]{12}\.json$/),
+    ]);
+    for (const [file, agent] of [
+      [files[0], 'claude'],
+      [files[1], 'codex'],
+    ] as const) {
+      expect(JSON.parse(readFileSync(path.join(folder, file ?? ''), 'utf8'))).toMatchObject({
+        agent,
+        limit: { kind: 'usage', by: { change: 'gov-fb-a' } },
+      });
+    }
+
+    // A run whose own agent is codex waits for the fallback's limit before its first attempt.
+    const b = world('gov-fb-b', 1).agents({ codex: { '1-1': succeed('src/b.txt', 'b\n') } });
+    const second = await b.ralph(
+      ['run', b.change, '--agent', 'codex', '--json', '--max-wait', '1m'],
+      env,
+    );
+    expect(second.exitCode, second.stderr).toBe(5);
+    const reached = ofType(second.events(), 'limit.reached');
+    expect(String(reached[0]?.message)).toContain('the run of gov-fb-a (pid ');
+    expect(b.starts('codex')).toEqual([]);
+  }, 120_000);
+
+  it('with fallback agents, an agent whose account another run found limited is passed over at once (never started)', async () => {
+    const env = accountEnv();
+    const a = world('gov-skip-a', 1).agents({
+      claude: { '1-1': claudeUsageLimit(new Date(Date.now() + 2 * 3_600_000)) },
+    });
+    // --on-limit stop: the limit is recorded for the account, and this run ends.
+    const first = await a.ralph([...runArgs(a), '--on-limit', 'stop'], env);
+    expect(first.exitCode, first.stderr).toBe(5);
+
+    const b = world('gov-skip-b', 2).agents({
+      claude: { '*': succeed('src/never.txt', 'never\n') },
+      codex: { '1-1': succeed('src/one.txt', 'one\n'), '2-1': succeed('src/two.txt', 'two\n') },
+    });
+    const second = await b.ralph(
+      [...runArgs(b), '--fallback-agent', 'codex', '--max-wait', '1m'],
+      env,
+    );
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(b.starts('claude')).toEqual([]);
+    expect(b.starts('codex')).toEqual(['1-1', '2-1']);
+    const events = second.events();
+    expect(ofType(events, 'agent.limited')).toEqual([]);
+    const switched = ofType(events, 'agent.switched');
+    expect(switched).toHaveLength(1);
+    expect(switched[0]).toMatchObject({
+      from: 'claude',
+      to: 'codex',
+      reason: 'limit',
+      kind: 'usage',
+    });
   }, 120_000);
 
   it('--pause-at below 1 or above 100, or not a number: one line, exit 2', async () => {
