@@ -7,6 +7,7 @@ import { changedFilesSince } from '../git/changed-files.js';
 import type { CheckpointRun } from '../checkpoint/index.js';
 import { finishRecordedRun } from '../run/launch/finish-run.js';
 import { recordedRunMarks } from '../run/recorded-marks.js';
+import { accountWindows } from '../run/status/status-account.js';
 import { launchRun } from '../run/launch/launch.js';
 import { runMany } from '../run/many/many.js';
 import { notifierWith, notifyTargetsFor } from '../run/unattended/notify-intent.js';
@@ -102,6 +103,8 @@ export function createUiController(
       keepWorktree: options.keepWorktree,
     },
     recordedRuns: async () => recordedRunMarks(cwd, options.commandTimeoutMs, env),
+    // The accounts of the runs' agents (the primary's and each fallback's), as `status` reads them.
+    accounts: async () => accountWindows([options.agent, ...fallbacks], env, Date.now()),
     finishRun: async (change, choice) => {
       // The UI shows one line: the notes on the way (an attempt saved, say) lead it.
       const notes: string[] = [];

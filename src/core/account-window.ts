@@ -155,3 +155,41 @@ export function mergeAccounts(a: AccountEntry | null, b: AccountEntry | null): A
 export function withUsage(entry: AccountEntry, usage: AccountUsage): AccountEntry {
   return { ...entry, usage };
 }
+
+/**
+ * What holds now of an account's entry, as `status` and the dashboard show it: the window's
+ * last utilisation while its reset is ahead, and a limit still in force with the run that hit
+ * it. Null when neither is known.
+ */
+export interface AccountWindow {
+  /** The account's key (agents/account-key.ts). */
+  key: string;
+  usage: { percent: number; resetsAt: string; window: string | null; seenAt: string } | null;
+  limit: { until: string; change: string; pid: number; host: string; message: string } | null;
+}
+
+/** The account window of `entry` at `now`; null when nothing current is known. */
+export function accountWindowOf(
+  key: string,
+  entry: AccountEntry | null,
+  now: number,
+): AccountWindow | null {
+  if (entry === null) return null;
+  const seen = entry.usage;
+  const usage =
+    seen !== null && Date.parse(seen.resetsAt) > now
+      ? { percent: seen.percent, resetsAt: seen.resetsAt, window: seen.window, seenAt: seen.seenAt }
+      : null;
+  const hit = entry.limit;
+  const limit =
+    hit !== null && Date.parse(hit.until) > now
+      ? {
+          until: hit.until,
+          change: hit.by.change,
+          pid: hit.by.pid,
+          host: hit.by.host,
+          message: hit.message,
+        }
+      : null;
+  return usage === null && limit === null ? null : { key, usage, limit };
+}

@@ -1,3 +1,4 @@
+import type { AccountWindow } from '../core/account-window.js';
 import type { Change, ChangeSummary } from '../core/change.js';
 import type { CompletionChoice, TimedRunEvent } from '../core/events.js';
 import type { RunMark } from '../core/run-mark.js';
@@ -37,6 +38,12 @@ export interface UiController {
    * its change, in order.
    */
   startRuns(changes: readonly string[], hooks: ManyRunsHooks): ManyRunsHandle;
+  /**
+   * What the usage governor knows now of the accounts the runs' agents use (docs/contract.md,
+   * "One account, many runs"), as `status` shows it; read again and again while several runs
+   * go on. Absent: the dashboard shows no account.
+   */
+  accounts?(): Promise<AccountWindow[]>;
 }
 
 /** What several runs tell the UI as they go (the run layer's ManyRunHooks, seen from here). */

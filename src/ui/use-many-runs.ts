@@ -4,12 +4,24 @@ import type { TimedRunEvent } from '../core/events.js';
 import type { ManyRunsHandle, UiController } from './controller.js';
 import type { Transition, UiState } from './state/app-state.js';
 import {
+  dashboardAccounts,
   dashboardEnded,
   dashboardEventsArrived,
   dashboardNotice,
   mergeChecked,
 } from './state/dashboard.js';
 import { useBatched } from './use-batched-events.js';
+
+/** How often the accounts' windows are read again while runs go on (other processes write them). */
+export const ACCOUNT_REFRESH_MS = 2_000;
+
+/** The events after which an account's window has changed: read it again at once. */
+const ACCOUNT_EVENTS: ReadonlySet<string> = new Set([
+  'agent.limited',
+  'limit.resumed',
+  'agent.switched',
+  'story.completed',
+]);
 
 /**
  * Several runs started together from the change list (the dashboard): starts them through the
@@ -25,7 +37,26 @@ export function useManyRuns(
   const update = (step: (s: UiState) => UiState): void =>
     transition((s) => ({ state: step(s), effects: [] }));
 
+  // The accounts' windows (controller.accounts), one read at a time.
+  const reading = useRef(false);
+  const readAccounts = (): void => {
+    const read = controller.accounts;
+    if (read === undefined || reading.current) return;
+    reading.current = true;
+    read.call(controller).then(
+      (accounts) => {
+        reading.current = false;
+        update((s) => dashboardAccounts(s, accounts));
+      },
+      () => {
+        // The window is advice: one that cannot be read leaves the last one shown.
+        reading.current = false;
+      },
+    );
+  };
+
   const events = useBatched<{ change: string; event: TimedRunEvent }>((batch) => {
+    if (batch.some((b) => ACCOUNT_EVENTS.has(b.event.type))) readAccounts();
     transition((s) => {
       let next: Transition = { state: s, effects: [] };
       for (const change of new Set(batch.map((b) => b.change))) {
@@ -48,7 +79,12 @@ export function useManyRuns(
         notice: (change, message) => update((s) => dashboardNotice(s, change, message)),
       });
       handle.current = runs;
+      readAccounts();
+      const timer = setInterval(readAccounts, ACCOUNT_REFRESH_MS);
+      // Never what keeps ralphtool alive once the UI has gone.
+      timer.unref();
       const ended = (outcome: Parameters<typeof dashboardEnded>[1]): void => {
+        clearInterval(timer);
         events.flush();
         if (handle.current === runs) handle.current = null;
         update((s) => dashboardEnded(s, outcome));

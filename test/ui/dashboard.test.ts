@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent, RunOutcome, TimedRunEvent } from '../../src/core/events.js';
+import { clockTime } from '../../src/format/clock.js';
 import { changesLoaded, initialState } from '../../src/ui/state/app-state.js';
 import { toUiKey } from '../../src/ui/state/key-names.js';
 import { handleKey } from '../../src/ui/state/keys.js';
 import { marksLoaded } from '../../src/ui/state/recorded-runs.js';
 import { FakeController } from './support/fake-controller.js';
-import { at, change, NO_KEY, story, summaryOf } from './support/fixtures.js';
+import { at, change, NO_KEY, story, summaryOf, T0 } from './support/fixtures.js';
 import { KEY, renderUi, type Ui } from './support/harness.js';
 
 /**
@@ -192,6 +193,83 @@ describe('The dashboard', () => {
     many.emit('alpha', ...timed(9, ...completed('2', 0.1), awaiting()));
     frame = await ui.until((f) => /alpha\s+complete: choose c\/k/.test(f));
     expect(frame).toContain('c/k cleanup/keep this one · C/K all');
+  });
+
+  it('shows the account’s window as the usage governor knows it, read again when a run meets a limit, and who waits until when', async () => {
+    const controller = controllerOf();
+    const reset = new Date(T0 + 3_600_000).toISOString();
+    controller.accountWindows = [
+      {
+        key: 'claude-3f9a0c12be47',
+        usage: {
+          percent: 83,
+          resetsAt: reset,
+          window: 'five_hour',
+          seenAt: new Date(T0).toISOString(),
+        },
+        limit: null,
+      },
+    ];
+    ui = await renderUi(controller, { columns: 160, rows: 30 });
+    await ui.until('gamma');
+    await ui.press(' ', KEY.down, KEY.down, KEY.down, ' ', 's');
+    const resetAt = clockTime(Date.parse(reset), T0);
+    // Read once the runs start: utilisation and reset, as `status` says it.
+    let frame = await ui.until(
+      `account claude-3f9a0c12be47: 83% of the five_hour window used, resets ${resetAt}`,
+    );
+    expect(frame).not.toContain('limited until');
+    expect(frame).not.toContain('waiting for a limit');
+
+    // Another process's run hits the limit (the file says so); gamma meets it and waits.
+    const until = T0 + 600_000;
+    controller.accountWindows = [
+      {
+        key: 'claude-3f9a0c12be47',
+        usage: {
+          percent: 100,
+          resetsAt: reset,
+          window: 'five_hour',
+          seenAt: new Date(T0).toISOString(),
+        },
+        limit: {
+          until: new Date(until).toISOString(),
+          change: 'elsewhere',
+          pid: 4242,
+          host: 'here',
+          message: 'usage limit reached',
+        },
+      },
+    ];
+    const reads = controller.accountReads;
+    controller.lastMany.emit(
+      'gamma',
+      ...timed(0, startedOf('gamma'), storyStarted('1', 1)),
+      at(0, {
+        type: 'agent.limited',
+        storyId: '1',
+        attempt: 1,
+        kind: 'usage',
+        source: 'account',
+        resetsAt: new Date(until).toISOString(),
+        waitMs: 600_000,
+        message: 'the run of elsewhere (pid 4242) on the same account hit this limit',
+      }),
+    );
+    frame = await ui.until(
+      `limited until ${clockTime(until, T0)} by the run of elsewhere (pid 4242)`,
+    );
+    expect(controller.accountReads).toBeGreaterThan(reads);
+    expect(frame).toContain('100% of the five_hour window used');
+    expect(frame).toContain(`waiting for a limit: gamma until ${clockTime(until, T0)}`);
+    expect(frame).toMatch(/gamma\s+waiting for a limit/);
+
+    // Its wait over, gamma is no longer named as waiting.
+    controller.lastMany.emit(
+      'gamma',
+      at(600, { type: 'limit.resumed', storyId: '1', waitedMs: 600_000 }),
+    );
+    await ui.until((f) => !f.includes('waiting for a limit: gamma') && /gamma\s+running/.test(f));
   });
 
   it('cuts the agent’s line to the terminal’s width', async () => {

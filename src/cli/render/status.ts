@@ -1,3 +1,4 @@
+import { accountWindowText } from '../../format/account-window.js';
 import type { RunStatus } from '../../run/status/status.js';
 import type { Style } from '../../format/style.js';
 import { limitName } from '../../core/limit-wait.js';
@@ -125,28 +126,11 @@ function sandboxLines(run: RunStatus): string[] {
   ];
 }
 
-/**
- * The usage window of the run's account, when known: `account claude-3f9a0c12be47: 83% of the
- * five_hour window used, resets 15:02 · limited until 15:02 by the run of add-a (pid 4242)`.
- */
+/** The usage window of the run's account, when known (format/account-window.ts words it). */
 function accountLines(run: RunStatus, now: Date): string[] {
   const account = run.account ?? null;
   if (account === null) return [];
-  const at = (iso: string): string => clockTime(Date.parse(iso), now.getTime());
-  const parts: string[] = [];
-  const usage = account.usage;
-  if (usage !== null) {
-    parts.push(
-      `${usage.percent}% of the ${usage.window ?? 'usage'} window used, resets ${at(usage.resetsAt)}`,
-    );
-  }
-  const limit = account.limit;
-  if (limit !== null) {
-    const who =
-      limit.change === run.change ? 'this run' : `the run of ${limit.change} (pid ${limit.pid})`;
-    parts.push(`limited until ${at(limit.until)} by ${who}`);
-  }
-  return [`  account ${account.key}: ${parts.join(' · ')}`];
+  return [`  ${accountWindowText(account, now.getTime(), run.change)}`];
 }
 
 /**

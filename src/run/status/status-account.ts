@@ -5,16 +5,10 @@ import {
   readAccountEntry,
   type RunState,
 } from '../../checkpoint/index.js';
+import { accountWindowOf, type AccountWindow } from '../../core/account-window.js';
 
 /** What the usage governor knows of a run's account, as `status` shows it (only what holds now). */
-export interface StatusAccount {
-  /** The account's key (docs/contract.md, "One account, many runs"). */
-  key: string;
-  /** The window's last known utilisation, while its reset is ahead; null when none is known. */
-  usage: { percent: number; resetsAt: string; window: string | null; seenAt: string } | null;
-  /** A limit a run hit on the account and still in force, and which run hit it. */
-  limit: { until: string; change: string; pid: number; host: string; message: string } | null;
-}
+export type StatusAccount = AccountWindow;
 
 /**
  * The account of a live or interrupted run's agent (its recorded intent), read from the user's
@@ -27,28 +21,26 @@ export async function accountOf(
 ): Promise<StatusAccount | null> {
   const agent = state.attemptAgent?.agent ?? state.intent?.agent;
   if (state.status !== 'active' || agent === undefined) return null;
-  const key = accountKey(agent, env);
-  const entry = await readAccountEntry(accountFile(accountsFolder(env), key));
-  if (entry === null) return null;
-  const usage =
-    entry.usage !== null && Date.parse(entry.usage.resetsAt) > now
-      ? {
-          percent: entry.usage.percent,
-          resetsAt: entry.usage.resetsAt,
-          window: entry.usage.window,
-          seenAt: entry.usage.seenAt,
-        }
-      : null;
-  const hit = entry.limit;
-  const limit =
-    hit !== null && Date.parse(hit.until) > now
-      ? {
-          until: hit.until,
-          change: hit.by.change,
-          pid: hit.by.pid,
-          host: hit.by.host,
-          message: hit.message,
-        }
-      : null;
-  return usage === null && limit === null ? null : { key, usage, limit };
+  const [window] = await accountWindows([agent], env, now);
+  return window ?? null;
+}
+
+/**
+ * The accounts of `agents` (each agent kind's login as `env` places it, each account once) with
+ * what holds of their windows now; an account nothing current is known of is left out. The
+ * dashboard reads them while its runs go on (cli/ui-controller.ts).
+ */
+export async function accountWindows(
+  agents: readonly string[],
+  env: NodeJS.ProcessEnv,
+  now: number,
+): Promise<AccountWindow[]> {
+  const keys = [...new Set(agents.map((agent) => accountKey(agent, env)))];
+  const folder = accountsFolder(env);
+  const windows = await Promise.all(
+    keys.map(async (key) =>
+      accountWindowOf(key, await readAccountEntry(accountFile(folder, key)), now),
+    ),
+  );
+  return windows.filter((window): window is AccountWindow => window !== null);
 }

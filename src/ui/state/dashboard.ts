@@ -1,3 +1,4 @@
+import type { AccountWindow } from '../../core/account-window.js';
 import type { CompletionChoice, RunOutcome, TimedRunEvent } from '../../core/events.js';
 import { oneLine } from '../../format/text.js';
 import type { ManyRunsEnd, UiMergeReport } from '../controller.js';
@@ -42,6 +43,8 @@ export interface Dashboard {
   merge: UiMergeReport | null;
   /** The choice applied to every run not answered yet (C/K), including those asked later. */
   allChoice: CompletionChoice | null;
+  /** The accounts of the runs' agents, as the usage governor last knew them (none known: []). */
+  accounts: readonly AccountWindow[];
   /** Notes about all runs (a shared usage-limit wait, …), newest last. */
   notices: readonly string[];
   stopRequested: boolean;
@@ -80,6 +83,7 @@ export function newDashboard(changes: readonly string[]): Dashboard {
     opened: null,
     merge: null,
     allChoice: null,
+    accounts: [],
     notices: [],
     stopRequested: false,
     quit: noPresses,
@@ -163,6 +167,12 @@ export function dashboardChangeRead(state: UiState, change: string, read: Change
 export function mergeChecked(state: UiState, merge: UiMergeReport): UiState {
   if (!state.dashboard) return state;
   return withDashboard(state, { ...state.dashboard, merge });
+}
+
+/** The accounts' windows read again (controller.accounts). */
+export function dashboardAccounts(state: UiState, accounts: readonly AccountWindow[]): UiState {
+  if (!state.dashboard) return state;
+  return withDashboard(state, { ...state.dashboard, accounts });
 }
 
 export function dashboardNotice(state: UiState, change: string | null, message: string): UiState {

@@ -1,5 +1,7 @@
 import type { CompletionChoice, RunOutcome } from '../../core/events.js';
 import { knownCost } from '../../core/run-summary.js';
+import { accountWindowText } from '../../format/account-window.js';
+import { clockTime } from '../../format/clock.js';
 import { formatCost, formatDuration } from '../../format/units.js';
 import { clip, columns, fit, oneLine, wrap } from '../../format/text.js';
 import type { UiRunOptions } from '../controller.js';
@@ -93,7 +95,11 @@ export function dashboardFrame(
   });
   const footer = footerRows(dash, size.columns, now);
   const height = bodyHeight(size, header.length, footer.length);
-  const below = [...mergeRows(dash, size.columns), ...noticeRows(dash, size.columns)];
+  const below = [
+    ...accountRows(dash, size.columns, now),
+    ...mergeRows(dash, size.columns),
+    ...noticeRows(dash, size.columns),
+  ];
   const body = [...rows, ...(below.length > 0 ? [blank, ...below] : [])];
   // The rows come first: the selected one stays in view, the report scrolls under them.
   const top = keepInView(0, dash.list.selected, body.length, height);
@@ -170,6 +176,28 @@ function doneText(entry: DashboardRun, state: RowState): string {
         ? `${stories} · waits for an answer: ralphtool resume ${oneLine(view.change)} --answer …`
         : `${stories} · no choice made: ralphtool finish ${oneLine(view.change)} --keep|--cleanup`;
   }
+}
+
+/**
+ * While the runs go on: each account's window as the usage governor knows it (as `status` says
+ * it: utilisation, reset, a limit and the run that hit it), and the runs here that wait for a
+ * limit, each until when.
+ */
+function accountRows(dash: Dashboard, width: number, now: number): Row[] {
+  if (dash.ended !== null) return [];
+  const out: Row[] = [];
+  const add = (text: string, tone: Tone): void => {
+    for (const line of wrap(text, width, '    ')) out.push(row(line, tone));
+  };
+  for (const account of dash.accounts) {
+    add(accountWindowText(account, now), account.limit === null ? 'dim' : 'warn');
+  }
+  const waiting = dash.changes.flatMap((change) => {
+    const wait = dash.runs[change]?.run.view.waiting ?? null;
+    return wait === null ? [] : [`${oneLine(change)} until ${clockTime(wait.until, now)}`];
+  });
+  if (waiting.length > 0) add(`waiting for a limit: ${waiting.join(', ')}`, 'warn');
+  return out;
 }
 
 /** The merge check: which finished branches collide, and an order that applies cleanly. */

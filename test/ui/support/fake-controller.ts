@@ -1,3 +1,4 @@
+import type { AccountWindow } from '../../../src/core/account-window.js';
 import type { Change, ChangeSummary } from '../../../src/core/change.js';
 import type { CompletionChoice, TimedRunEvent } from '../../../src/core/events.js';
 import type { RunMark } from '../../../src/core/run-mark.js';
@@ -130,6 +131,15 @@ export class FakeController implements UiController {
   marks: Record<string, RunMark> = {};
   readonly finishes: string[] = [];
   finishError: string | null = null;
+
+  /** The accounts' windows `accounts()` answers (the usage governor's), and how often it was asked. */
+  accountWindows: AccountWindow[] = [];
+  accountReads = 0;
+
+  accounts(): Promise<AccountWindow[]> {
+    this.accountReads += 1;
+    return Promise.resolve([...this.accountWindows]);
+  }
 
   recordedRuns(): Promise<Record<string, RunMark>> {
     return Promise.resolve({ ...this.marks });
