@@ -154,3 +154,25 @@ export function codexUsageLimit(seconds: number): Step[] {
     { exit: 1 },
   ];
 }
+
+/** Claude Code's `rate_limit_event` with the window's utilisation (not a limit: a report). */
+export function claudeUtilisation(
+  fraction: number,
+  resetsAt: Date,
+  status = 'allowed_warning',
+): Step {
+  return {
+    raw: JSON.stringify({
+      type: 'rate_limit_event',
+      rate_limit_info: {
+        status,
+        resetsAt: Math.floor(resetsAt.getTime() / 1000),
+        rateLimitType: 'five_hour',
+        utilization: fraction,
+        isUsingOverage: false,
+      },
+      uuid: '29525acc-c2c2-4d25-b38d-fc9cca04aa0e',
+      session_id: 'fe9ef300-e62d-4dbf-8e25-3f23dc01a718',
+    }),
+  };
+}

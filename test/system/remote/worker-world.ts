@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli, type CliRun } from '../../support/cli.js';
@@ -54,19 +54,6 @@ export class WorkerWorld extends ManyFixture {
   /** `ralphtool <args>` on a machine, waiting for it to end. */
   on(machine: Machine, args: readonly string[]): Promise<CliRun> {
     return runCli([...args], { cwd: machine.dir, env: this.env(), timeoutMs: 240_000 });
-  }
-
-  /** How many times the fake agent was started, per `<change>.<story>-<attempt>`. */
-  starts(): Map<string, number> {
-    const names = existsSync(this.logDir)
-      ? readdirSync(this.logDir).filter((n) => n.startsWith('runs-'))
-      : [];
-    return new Map(
-      names.map((n) => [
-        n.slice('runs-'.length),
-        readFileSync(path.join(this.logDir, n), 'utf8').length,
-      ]),
-    );
   }
 
   /** The remote's record of a change's run, as state.json says it. */

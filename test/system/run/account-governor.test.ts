@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { succeed } from '../faults/support/world.js';
-import { claudeUsageLimit, codexUsageLimit, FallbackWorld } from '../../support/fallback-world.js';
+import {
+  claudeUsageLimit,
+  claudeUtilisation,
+  codexUsageLimit,
+  FallbackWorld,
+} from '../../support/fallback-world.js';
 import type { Step } from '../../support/fake-agent.js';
 import { LiveCli, type EventJson } from '../../support/live-cli.js';
 
@@ -47,24 +52,6 @@ function spawnRun(w: FallbackWorld, env: Record<string, string>, extra: string[]
 
 function ofType(events: readonly EventJson[], type: string): EventJson[] {
   return events.filter((e) => e.type === type);
-}
-
-/** Claude Code's `rate_limit_event` with the window's utilisation (not a limit: a report). */
-function utilisation(fraction: number, resetsAt: Date, status = 'allowed_warning'): Step {
-  return {
-    raw: JSON.stringify({
-      type: 'rate_limit_event',
-      rate_limit_info: {
-        status,
-        resetsAt: Math.floor(resetsAt.getTime() / 1000),
-        rateLimitType: 'five_hour',
-        utilization: fraction,
-        isUsingOverage: false,
-      },
-      uuid: '29525acc-c2c2-4d25-b38d-fc9cca04aa0e',
-      session_id: 'fe9ef300-e62d-4dbf-8e25-3f23dc01a718',
-    }),
-  };
 }
 
 describe('one usage governor per account', () => {
@@ -124,7 +111,7 @@ describe('one usage governor per account', () => {
     const reset = new Date(Date.now() + 2 * 3_600_000);
     const w = world('gov-pause', 2).agents({
       claude: {
-        '1-1': [utilisation(0.9, reset), ...succeed('src/one.txt', 'one\n')],
+        '1-1': [claudeUtilisation(0.9, reset), ...succeed('src/one.txt', 'one\n')],
         '2-1': succeed('src/two.txt', 'two\n'),
       },
     });

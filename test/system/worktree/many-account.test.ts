@@ -1,9 +1,7 @@
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeUsageLimit } from '../../support/fallback-world.js';
-import { FAKE_AGENT } from '../../support/fake-agent.js';
 import { LiveCli } from '../../support/live-cli.js';
 import { succeed } from '../../run/helpers.js';
 import { ManyFixture } from './many-fixture.js';
@@ -19,31 +17,6 @@ afterEach(() => {
   fixture?.remove();
   fixture = undefined;
 });
-
-/** `claude` in the fixture's scratch folder: the fake agent in Claude Code's format. */
-function claudeBin(f: ManyFixture): string {
-  const file = path.join(f.scratch, 'claude');
-  const script = [
-    `#!${process.execPath}`,
-    `process.env.FAKE_AGENT_FORMAT = 'claude';`,
-    `await import(${JSON.stringify(pathToFileURL(FAKE_AGENT).href)});`,
-    '',
-  ].join('\n');
-  writeFileSync(file, script);
-  chmodSync(file, 0o755);
-  return file;
-}
-
-/** How many times the agent was started for each `<change>.<story>-<attempt>`. */
-function starts(f: ManyFixture): Record<string, number> {
-  const names = readdirSync(f.logDir).filter((name) => name.startsWith('runs-'));
-  return Object.fromEntries(
-    names.map((name) => [
-      name.slice('runs-'.length),
-      readFileSync(path.join(f.logDir, name), 'utf8').length,
-    ]),
-  );
-}
 
 describe('one account, two runs in one process', () => {
   it('a limit one run hits pauses the next attempt of the other run before it starts (nothing charged); both finish', async () => {
@@ -64,7 +37,7 @@ describe('one account, two runs in one process', () => {
         '2-1': succeed('src/beta2.txt', 'b2\n'),
       },
     });
-    const env = f.env({ RALPHTOOL_CLAUDE_BIN: claudeBin(f), IS_SANDBOX: '1' });
+    const env = f.claudeEnv();
     const args = ['run', 'alpha', 'beta', '--parallel', '2', '--agent', 'claude', '--json'];
     const live = new LiveCli([...args, '--on-complete', 'keep'], f.dir, env);
     await live.waitFor(
@@ -88,7 +61,12 @@ describe('one account, two runs in one process', () => {
     const exit = await live.exited;
     expect(exit.code, live.stderr).toBe(0);
     // Beta's second story started once, after alpha's wait: no attempt of it met the limit.
-    expect(starts(f)).toEqual({ 'alpha.1-1': 2, 'alpha.2-1': 1, 'beta.1-1': 1, 'beta.2-1': 1 });
+    expect(Object.fromEntries(f.starts())).toEqual({
+      'alpha.1-1': 2,
+      'alpha.2-1': 1,
+      'beta.1-1': 1,
+      'beta.2-1': 1,
+    });
     const seen = live.events.map((e) => `${e.type}:${String(e.change)}:${String(e.storyId)}`);
     const alphaResumed = seen.indexOf('limit.resumed:alpha:1');
     expect(alphaResumed).toBeGreaterThan(-1);

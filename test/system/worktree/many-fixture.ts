@@ -1,7 +1,15 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runCli, type CliRun } from '../../support/cli.js';
 import { ChangeFixture } from '../../support/change-fixture.js';
-import { fakeAgentFlags, stories, type Scenario, type Step } from '../../support/fake-agent.js';
+import {
+  FAKE_AGENT,
+  fakeAgentFlags,
+  stories,
+  type Scenario,
+  type Step,
+} from '../../support/fake-agent.js';
 import { succeed } from '../../run/helpers.js';
 import { LiveCli } from '../../support/live-cli.js';
 import { makeManyChangeRepo } from '../../support/temp-repo.js';
@@ -47,6 +55,36 @@ export class ManyFixture extends ChangeFixture {
   runState(change: string): Record<string, unknown> {
     const file = `${this.dir}/.git/ralphtool/${change}/state.json`;
     return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  }
+
+  /**
+   * The environment of runs with `--agent claude`: `claude` (through RALPHTOOL_CLAUDE_BIN) is a
+   * scripted executable in the scratch folder playing the scenarios in Claude Code's stream-json.
+   */
+  claudeEnv(): Record<string, string | undefined> {
+    const file = path.join(this.scratch, 'claude');
+    const script = [
+      `#!${process.execPath}`,
+      `process.env.FAKE_AGENT_FORMAT = 'claude';`,
+      `await import(${JSON.stringify(pathToFileURL(FAKE_AGENT).href)});`,
+      '',
+    ].join('\n');
+    writeFileSync(file, script);
+    chmodSync(file, 0o755);
+    return this.env({ RALPHTOOL_CLAUDE_BIN: file, IS_SANDBOX: '1' });
+  }
+
+  /** How many times the fake agent was started, per `<change>.<story>-<attempt>`. */
+  starts(): Map<string, number> {
+    const names = existsSync(this.logDir)
+      ? readdirSync(this.logDir).filter((n) => n.startsWith('runs-'))
+      : [];
+    return new Map(
+      names.map((n) => [
+        n.slice('runs-'.length),
+        readFileSync(path.join(this.logDir, n), 'utf8').length,
+      ]),
+    );
   }
 
   /** `ralphtool status --json`, parsed. */
