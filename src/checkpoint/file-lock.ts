@@ -24,7 +24,11 @@ const MAX_DELAY_MS = 50;
  * is missing.
  */
 export async function withFileLock<T>(lock: string, update: () => Promise<T>): Promise<T> {
-  const me: ProcessMark = { pid: process.pid, host: hostname(), startTime: processStartTime(process.pid) };
+  const me: ProcessMark = {
+    pid: process.pid,
+    host: hostname(),
+    startTime: processStartTime(process.pid),
+  };
   const text = `${JSON.stringify(me)}\n`;
   const started = Date.now();
   let delay = FIRST_DELAY_MS;
@@ -62,7 +66,7 @@ async function take(lock: string, text: string): Promise<boolean> {
     return true;
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return false;
-    throw new Error(`cannot take the lock ${lock}: ${messageOf(error)}`);
+    throw new Error(`cannot take the lock ${lock}: ${messageOf(error)}`, { cause: error });
   } finally {
     await rm(pending, { force: true });
   }

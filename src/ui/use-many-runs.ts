@@ -40,10 +40,9 @@ export function useManyRuns(
   // The accounts' windows (controller.accounts), one read at a time.
   const reading = useRef(false);
   const readAccounts = (): void => {
-    const read = controller.accounts;
-    if (read === undefined || reading.current) return;
+    if (controller.accounts === undefined || reading.current) return;
     reading.current = true;
-    read.call(controller).then(
+    controller.accounts().then(
       (accounts) => {
         reading.current = false;
         update((s) => dashboardAccounts(s, accounts));

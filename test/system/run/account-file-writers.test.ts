@@ -44,8 +44,8 @@ async function writeAtOnce(file: string, roles: ['limit' | 'usage', number][], c
   const done = children.map((child) => once(child, 'exit'));
   await Promise.all(children.map((child) => said(child, 'ready')));
   for (const child of children) child.stdin?.write('go\n');
-  const codes = await Promise.all(done);
-  expect(codes.map(([code]) => code)).toEqual(children.map(() => 0));
+  const codes = (await Promise.all(done)).map((args) => args[0] as number | null);
+  expect(codes).toEqual(children.map(() => 0));
 }
 
 describe('the account file written by several processes at once', () => {
@@ -82,7 +82,7 @@ describe('the account file written by several processes at once', () => {
   it('a lock its holder left behind when it died (or that names no holder) is taken over', async () => {
     const file = accountFile();
     const dead = spawn(process.execPath, ['-e', '']);
-    const [code] = await once(dead, 'exit');
+    const [code] = (await once(dead, 'exit')) as [number | null];
     expect(code).toBe(0);
     const hit = {
       until: '2100-01-01T00:00:00.000Z',

@@ -9,7 +9,6 @@ import {
   codexUsageLimit,
   FallbackWorld,
 } from '../../support/fallback-world.js';
-import type { Step } from '../../support/fake-agent.js';
 import { LiveCli, type EventJson } from '../../support/live-cli.js';
 
 // The usage governor (docs/contract.md, "One account, many runs") with real processes: separate
