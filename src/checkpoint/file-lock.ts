@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
@@ -7,11 +7,12 @@ import { errnoCode, messageOf } from '../core/error-details.js';
 import { markAlive, processStartTime, type ProcessMark } from '../process/proc.js';
 
 /**
- * How long an update waits for another process's hold of the same lock. A hold lasts one read
- * and one write of a small file (milliseconds); a holder that keeps it longer is stopped or
- * stuck, and the update fails with one line instead of waiting on it.
+ * How old a lock may be before it is taken over whoever holds it. A hold lasts one read and one
+ * write of a small file (milliseconds); a lock older than this is left by a holder that is
+ * stopped, stuck, or on another machine sharing the folder that crashed (whose death cannot be
+ * seen from here), and waiting on it would stall every run of the user.
  */
-export const FILE_LOCK_WAIT_MS = 5_000;
+export const FILE_LOCK_STALE_MS = 5_000;
 const FIRST_DELAY_MS = 2;
 const MAX_DELAY_MS = 50;
 
@@ -19,9 +20,9 @@ const MAX_DELAY_MS = 50;
  * Runs `update` while holding the lock file `lock`, so that the read-modify-write of a file
  * several processes of the user share is one at a time: the lock is written whole under a name
  * of its own and linked into place (it appears with its holder in it or not at all), a holder
- * that died is taken over (renamed aside first: of two processes only one wins), a live one is
- * waited for with a short backoff, up to FILE_LOCK_WAIT_MS. The lock's folder is made when it
- * is missing.
+ * that died, or one older than FILE_LOCK_STALE_MS, is taken over (renamed aside first: of two
+ * processes only one wins), a live one is waited for with a short backoff. The lock's folder is
+ * made when it is missing.
  */
 export async function withFileLock<T>(lock: string, update: () => Promise<T>): Promise<T> {
   const me: ProcessMark = {
@@ -30,22 +31,16 @@ export async function withFileLock<T>(lock: string, update: () => Promise<T>): P
     startTime: processStartTime(process.pid),
   };
   const text = `${JSON.stringify(me)}\n`;
-  const started = Date.now();
   let delay = FIRST_DELAY_MS;
   await mkdir(path.dirname(lock), { recursive: true });
   for (;;) {
     if (await take(lock, text)) break;
     const seen = await holderOf(lock);
     if (seen === 'gone') continue;
-    const { holder, raw } = seen;
-    if (holder === null || !markAlive(holder)) {
+    const { holder, raw, since } = seen;
+    if (holder === null || !markAlive(holder) || Date.now() - since > FILE_LOCK_STALE_MS) {
       await setAside(lock, raw);
       continue;
-    }
-    if (Date.now() - started >= FILE_LOCK_WAIT_MS) {
-      throw new Error(
-        `the lock ${lock} is held by pid ${holder.pid} for more than ${FILE_LOCK_WAIT_MS / 1000} s`,
-      );
     }
     await pause(delay);
     delay = Math.min(delay * 2, MAX_DELAY_MS);
@@ -72,18 +67,21 @@ async function take(lock: string, text: string): Promise<boolean> {
   }
 }
 
-/** The lock's text and holder (null when it names none: stale); `gone` when it was released. */
+/**
+ * The lock's text, its holder (null when it names none: stale) and when it was taken (its
+ * modification time); `gone` when it was released meanwhile.
+ */
 async function holderOf(
   lock: string,
-): Promise<{ raw: string; holder: ProcessMark | null } | 'gone'> {
-  let raw: string;
+): Promise<{ raw: string; holder: ProcessMark | null; since: number } | 'gone'> {
   try {
-    raw = await readFile(lock, 'utf8');
+    const since = (await stat(lock)).mtimeMs;
+    const raw = await readFile(lock, 'utf8');
+    return { raw, holder: parseMark(raw), since };
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return 'gone';
     throw error;
   }
-  return { raw, holder: parseMark(raw) };
 }
 
 function parseMark(raw: string): ProcessMark | null {

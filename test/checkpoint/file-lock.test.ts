@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withFileLock } from '../../src/checkpoint/file-lock.js';
+import { FILE_LOCK_STALE_MS, withFileLock } from '../../src/checkpoint/file-lock.js';
 import { processStartTime } from '../../src/process/proc.js';
 
 // The lock around a read-modify-write several processes of the user share (the usage governor's
@@ -74,5 +74,19 @@ describe('withFileLock', () => {
     await rm(lock);
     await waiting;
     expect(ran).toBe(true);
+  });
+
+  it('a lock older than a hold can last is taken over, even from a live holder (stopped, or on another machine)', async () => {
+    const lock = path.join(dir, 'e.lock');
+    for (const holder of [
+      { pid: process.pid, host: hostname(), startTime: processStartTime(process.pid) },
+      { pid: 1, host: 'another-machine', startTime: null },
+    ]) {
+      await writeFile(lock, JSON.stringify(holder));
+      const old = new Date(Date.now() - FILE_LOCK_STALE_MS - 1_000);
+      await utimes(lock, old, old);
+      expect(await withFileLock(lock, () => Promise.resolve('ran'))).toBe('ran');
+      expect(await readdir(dir)).toEqual([]);
+    }
   });
 });
