@@ -2,10 +2,10 @@
 // version this ralphtool is tested with (its devDependencies) unless the action's
 // `agent-version` input says otherwise, installed into the runner's temp folder (no global
 // install, none of ralphtool's own tooling). Skipped when the program is there already
-// ($RALPHTOOL_<AGENT>_BIN, or on PATH). No shell: npm gets an argument array.
-import { spawnSync } from 'node:child_process';
+// ($RALPHTOOL_<AGENT>_BIN, or on PATH). The install itself: action/npm-install.mjs.
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { npmInstall } from './npm-install.mjs';
 
 /** The npm package and program of each vendor agent ralphtool drives. */
 export const AGENT_PACKAGES = {
@@ -48,34 +48,14 @@ export function ensureAgent(req) {
     return {};
   }
   const prefix = path.join(req.dir, `${req.agent}-${req.version}`);
-  const started = Date.now();
-  const npm = spawnSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      prefix,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      `${pkg.name}@${req.version}`,
-    ],
-    { env: req.env, encoding: 'utf8' },
-  );
-  if (npm.error || npm.status !== 0) {
-    const why = npm.error
-      ? npm.error.message
-      : (npm.stderr ?? '').trim().split('\n').slice(-3).join(' ');
+  const installed = npmInstall({ prefix, spec: `${pkg.name}@${req.version}`, env: req.env });
+  if (!installed.ok) {
     throw new Error(
-      `could not install ${pkg.name}@${req.version} for --agent ${req.agent}: ${why}`,
+      `could not install ${pkg.name}@${req.version} for --agent ${req.agent}: ${installed.why}`,
     );
   }
   const program = path.join(prefix, 'node_modules', '.bin', pkg.bin);
-  req.log(
-    `${req.agent}: installed ${pkg.name}@${req.version} in ${String(Date.now() - started)} ms`,
-  );
+  req.log(`${req.agent}: installed ${pkg.name}@${req.version} in ${String(installed.ms)} ms`);
   return { [variable]: program };
 }
 

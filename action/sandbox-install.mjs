@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { npmInstall } from './npm-install.mjs';
 import process from 'node:process';
 
 export const SANDBOX_LIBRARY = '@anthropic-ai/sandbox-runtime';
@@ -39,25 +40,8 @@ export function ensureSandbox(req) {
   const version = manifest.dependencies?.[SANDBOX_LIBRARY];
   const prefix = path.dirname(req.cli);
   req.log(`sandbox: installing ${SANDBOX_LIBRARY}@${version} beside ${path.basename(req.cli)}`);
-  const npm = spawnSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      prefix,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      `${SANDBOX_LIBRARY}@${version}`,
-    ],
-    { env: req.env, encoding: 'utf8' },
-  );
-  if (npm.error || npm.status !== 0) {
-    req.log(
-      `sandbox: could not install ${SANDBOX_LIBRARY}: ${(npm.stderr ?? '').trim().split('\n').pop()}`,
-    );
-  }
+  const installed = npmInstall({ prefix, spec: `${SANDBOX_LIBRARY}@${version}`, env: req.env });
+  if (!installed.ok) req.log(`sandbox: could not install ${SANDBOX_LIBRARY}: ${installed.why}`);
 }
 
 /** Where Node would find the library from the bundle's folder (a node_modules of it or above). */
