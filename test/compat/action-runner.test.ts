@@ -4,6 +4,9 @@
 // fake `gh` and the system's folders only — no agent CLI: the action installs the real Claude Code itself (from npm, at
 // the version ralphtool pins; the machine's npm cache makes that offline), which talks to the
 // scripted Anthropic API on 127.0.0.1. Three scheduled rounds and a runner killed mid-story.
+// The sandbox (the action's default) is proven end to end once, by the example workflow as it
+// is; the scheduled rounds run with the `sandbox` input off (NO_SANDBOX): installing and starting
+// it in every round is what made this file slow, and it proves nothing more there.
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import {
@@ -42,6 +45,8 @@ const FAKE_GH = path.resolve('test/system/actions/support/fake-gh.mjs');
 const WORKFLOW = path.resolve('examples/github-actions/ralphtool.yml');
 /** The scripted API takes any key: this one stands for the repository's secret. */
 const SCRIPTED_KEY = 'sk-ant-scripted-model-server';
+/** The action's `sandbox` input off: the rounds whose subject is not the sandbox. */
+const NO_SANDBOX = { sandbox: 'false' } as const;
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -262,7 +267,12 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     const plan1 = await job(r, 'plan1', 'plan', {});
     expect(plan1.success, plan1.stderr).toBe(true);
     expect(JSON.parse(plan1.outputs.changes ?? '')).toEqual([CHANGE]);
-    const job1 = await job(r, 'job1', '', { change: CHANGE, 'max-duration': '1s', args: claims });
+    const job1 = await job(r, 'job1', '', {
+      change: CHANGE,
+      'max-duration': '1s',
+      args: claims,
+      ...NO_SANDBOX,
+    });
     expect(job1.success, job1.stderr).toBe(true);
     expect(job1.outputs).toMatchObject({ 'exit-code': '5', finished: 'false' });
     expect(job1.stderr).toMatch(/claude: installed @anthropic-ai\/claude-code@\S+ in \d+ ms/);
@@ -275,12 +285,12 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     let jobPid = 0;
     expect(conversations(server, '2')).toBe(0);
     // Its agent writes its environment outside the work tree for the test to read, which the
-    // sandbox (on in the other jobs) would refuse: this job runs it uncontained.
+    // sandbox would refuse.
     const job2 = job(
       r,
       'job2',
       '',
-      { change: CHANGE, args: claims, sandbox: 'false' },
+      { change: CHANGE, args: claims, ...NO_SANDBOX },
       (pid) => (jobPid = pid),
     );
     // Until story 2's agent is at work (or the job ended: then it says why).
@@ -320,7 +330,7 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     const plan3 = await job(r, 'plan3', 'plan', {});
     expect(JSON.parse(plan3.outputs.changes ?? '')).toEqual([CHANGE]);
-    const job3 = await job(r, 'job3', '', { change: CHANGE, args: claims });
+    const job3 = await job(r, 'job3', '', { change: CHANGE, args: claims, ...NO_SANDBOX });
     expect(job3.success, job3.stderr).toBe(true);
     expect(job3.outputs).toMatchObject({ 'exit-code': '0', finished: 'true' });
     expect(job3.stderr).toContain(`ralphtool resume ${CHANGE} --from origin`);
@@ -339,7 +349,7 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     const before = server.requests.length;
     const plan4 = await job(r, 'plan4', 'plan', {});
     expect(JSON.parse(plan4.outputs.changes ?? '')).toEqual([]);
-    const job4 = await job(r, 'job4', '', { change: CHANGE, args: claims });
+    const job4 = await job(r, 'job4', '', { change: CHANGE, args: claims, ...NO_SANDBOX });
     expect(job4.success, job4.stderr).toBe(true);
     expect(job4.stderr).toContain(`the run of ${CHANGE} finished on origin`);
     expect(server.requests.length).toBe(before);
@@ -350,7 +360,7 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
     ]);
   });
 
-  it('the example workflow, unchanged: planned, run and finished with a pull request; the next schedule plans nothing', async () => {
+  it('the example workflow, unchanged (sandboxed, the default): planned, run and finished with a pull request; the next schedule plans nothing', async () => {
     const r = await setUp(2, {
       '1-1': storyWork('1', 'one.txt'),
       '2-1': storyWork('2', 'two.txt'),
@@ -375,6 +385,17 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
       });
       expect(ran.success, ran.actions.map((a) => a.stderr).join('\n')).toBe(true);
       expect(ran.actions[0]?.outputs).toMatchObject({ 'exit-code': '0', finished: 'true' });
+      // The action's default: the agent ran in the sandbox (installed by the job if missing).
+      const events = readFileSync(
+        path.join(runner.runnerTemp, 'ralphtool', change, `${change}.ndjson`),
+        'utf8',
+      );
+      const started = events
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { type: string; sandbox?: unknown })
+        .find((e) => e.type === 'run.started');
+      expect(started?.sandbox).toBeDefined();
       // The identity step of the workflow made ralphtool's commits.
       expect(runner.machine.git('log', '-1', '--format=%an', `ralph/${change}`).trim()).toBe(
         'ralphtool[bot]',
@@ -395,7 +416,10 @@ describe('the action on a runner, on a schedule', { timeout: 600_000 }, () => {
   it('refuses a change name that is not one of the repository’s, before anything', async () => {
     const r = await setUp(1, {});
     const { world, ghLog } = r;
-    const forged = await job(r, 'forged', '', { change: `${CHANGE}\nfinished=true` });
+    const forged = await job(r, 'forged', '', {
+      change: `${CHANGE}\nfinished=true`,
+      ...NO_SANDBOX,
+    });
     expect(forged.success).toBe(false);
     expect(forged.exitCodes.run).toBe(2);
     expect(forged.stderr).toContain('is not one of this repository');
