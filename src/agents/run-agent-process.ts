@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { agentEnvironment } from '../core/agent-environment.js';
 import { RuntimeError } from '../core/errors.js';
+import type { SandboxBlock } from '../core/sandbox-blocks.js';
 import type { StrayProcess } from '../process/descendants.js';
 import { streamProcess } from '../process/stream.js';
 import {
@@ -51,6 +52,7 @@ export async function runAgentProcess(
   const noJson = watchForJson(launch, () => giveUp.abort());
   // `--sandbox`: the same program and arguments, started inside the sandbox (it refuses rather
   // than run anything uncontained).
+  let blocks: SandboxBlock[] = [];
   const contained = request.sandbox
     ? await request.sandbox.wrap(launch.program, launch.args, request.cwd)
     : null;
@@ -86,7 +88,9 @@ export async function runAgentProcess(
       },
       isProgress: launch.translator.isProgress?.bind(launch.translator),
     },
-  ).finally(() => contained?.done());
+  ).finally(async () => {
+    blocks = (await contained?.done()) ?? [];
+  });
 
   if (result.strays.length > 0)
     deliver({ type: 'error', message: straysNotice(result.strays), fatal: false });
@@ -110,6 +114,7 @@ export async function runAgentProcess(
     fatal: wrongProgram ?? outcome.fatal,
     limit: outcome.limit ?? null,
     budgetReached: outcome.budgetReached ?? null,
+    ...(blocks.length > 0 ? { sandboxBlocks: blocks } : {}),
   };
 }
 

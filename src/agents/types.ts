@@ -1,4 +1,5 @@
 import type { WrappedCommand } from '../process/sandbox.js';
+import type { SandboxBlock } from '../core/sandbox-blocks.js';
 import type { LimitKind, TokenUsage } from '../core/events.js';
 
 /**
@@ -90,6 +91,8 @@ export interface AgentSandbox {
 }
 
 export interface AttemptOutput {
+  /** `--sandbox`: what the sandbox refused the agent (core/sandbox-blocks.ts); absent: nothing. */
+  sandboxBlocks?: SandboxBlock[];
   /** The agent's own final answer: the only text signals are read from. */
   finalAnswer: string;
   exitCode: number | null;

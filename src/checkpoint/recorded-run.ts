@@ -1,10 +1,12 @@
 import { RuntimeError } from '../core/errors.js';
 import type { RunOutcome } from '../core/events.js';
+import type { SandboxBlock } from '../core/sandbox-blocks.js';
 import type { RunPaths } from './paths.js';
 import {
   recordAgent,
   recordAnswer,
   recordAttemptStart,
+  recordSandboxBlocks,
   recordTestGate,
   storyProgress,
 } from './records.js';
@@ -150,6 +152,12 @@ export class RecordedRun {
   ): Promise<void> {
     if (seen.flakes === 0 && seen.testChanges.length === 0) return;
     await this.update((draft) => recordTestGate(draft, storyId, seen));
+  }
+
+  /** What the sandbox refused an attempt's agent (`--sandbox`); nothing to record: no write. */
+  async recordSandboxBlocks(storyId: string, blocks: readonly SandboxBlock[]): Promise<void> {
+    if (blocks.length === 0) return;
+    await this.update((draft) => recordSandboxBlocks(draft, storyId, blocks));
   }
 
   /** Marks the attempt as the one running and counts it, before its agent starts. */

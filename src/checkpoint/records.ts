@@ -1,5 +1,6 @@
 import { ralphBranch } from './paths.js';
 import type { AttemptFailure, CompletionChoice, RunOutcome } from '../core/events.js';
+import { mergeBlocks, type SandboxBlock } from '../core/sandbox-blocks.js';
 import { newStoryProgress } from './state.js';
 import type { AttemptFigures, OpenQuestion, RunState, StoryProgress } from './state.js';
 
@@ -63,6 +64,17 @@ export function recordTestGate(
   if (seen.testChanges.length > 0) {
     progress.testChanges = [...(progress.testChanges ?? []), ...seen.testChanges];
   }
+  draft.stories[storyId] = progress;
+}
+
+/** What the sandbox refused an attempt's agent, added to its story's (whatever becomes of it). */
+export function recordSandboxBlocks(
+  draft: RunState,
+  storyId: string,
+  blocks: readonly SandboxBlock[],
+): void {
+  const progress = { ...storyProgress(draft, storyId) };
+  progress.sandboxBlocks = mergeBlocks(progress.sandboxBlocks ?? [], blocks);
   draft.stories[storyId] = progress;
 }
 

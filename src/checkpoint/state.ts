@@ -56,6 +56,19 @@ const storyProgressSchema = z.object({
   /** What its accepted attempt changed in the tests, let through, each with what allowed it. */
   testChanges: z.array(z.string()).optional(),
   /**
+   * `--sandbox`: what the sandbox refused its attempts' agents, each counted (docs/sandbox.md);
+   * missing when it refused nothing.
+   */
+  sandboxBlocks: z
+    .array(
+      z.object({
+        kind: z.enum(['network', 'write']),
+        target: z.string(),
+        count: z.number().int().min(1),
+      }),
+    )
+    .optional(),
+  /**
    * Each counted failure of its attempts, in order (for the checkpoint's body and `report`);
    * missing in records written before it existed. A kind this version does not know is dropped.
    */

@@ -1,6 +1,7 @@
 /** The loop's event stream (docs/contract.md, "Events"): the UI and the NDJSON writer render these. */
 
 import type { ScenarioVerdict } from './review.js';
+import type { SandboxBlock } from './sandbox-blocks.js';
 
 /** How a run ended; the literal lists are what the run state accepts on disk too. */
 export const RUN_OUTCOMES = [
@@ -195,6 +196,13 @@ export type RunEvent =
   | { type: 'agent.message'; storyId: string; attempt: number; text: string }
   | { type: 'agent.tool'; storyId: string; attempt: number; name: string; summary: string }
   | { type: 'agent.notice'; storyId: string; attempt: number; text: string }
+  | {
+      /** `--sandbox`: what the sandbox refused the attempt's agent (core/sandbox-blocks.ts). */
+      type: 'sandbox.blocked';
+      storyId: string;
+      attempt: number;
+      blocked: SandboxBlock[];
+    }
   | {
       /**
        * The agent printed stream lines of a kind ralphtool does not know (a newer agent version):

@@ -2,6 +2,7 @@
 // from the run state's figures, the change's story titles and the files the run changed.
 
 import type { AttemptFailure, VerifyResult } from './events.js';
+import type { SandboxBlock } from './sandbox-blocks.js';
 
 /** One counted failure of a story's attempts. */
 export type ReportFailure = { attempt: number } & AttemptFailure;
@@ -28,6 +29,8 @@ export interface ReportStory {
   testChanges: string[];
   /** Each counted failure of its attempts, with its reason, in order. */
   failures: ReportFailure[];
+  /** `--sandbox`: what the sandbox refused its attempts' agents, each counted; [] for nothing. */
+  sandboxBlocks: SandboxBlock[];
   /** The verify results of its accepted attempt (none when none ran or it is not done). */
   verify: VerifyResult[];
 }
@@ -91,6 +94,7 @@ export function buildReport(
         testChanges?: string[] | undefined;
         failures?: ReportFailure[] | undefined;
         verify?: RecordedVerify[] | undefined;
+        sandboxBlocks?: SandboxBlock[] | undefined;
       }
     >;
     remote?: { push: string } | null | undefined;
@@ -117,6 +121,7 @@ export function buildReport(
       flakes: p?.flakes ?? 0,
       testChanges: [...(p?.testChanges ?? [])],
       failures: (p?.failures ?? []).map((f) => ({ ...f })),
+      sandboxBlocks: (p?.sandboxBlocks ?? []).map((b) => ({ ...b })),
       verify: (p?.verify ?? []).map(verifyResult),
     };
   });

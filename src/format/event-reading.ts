@@ -1,5 +1,6 @@
 import type { RunEvent } from '../core/events.js';
 import type { RunSummary } from '../core/run-summary.js';
+import { sandboxBlockedText } from '../core/sandbox-blocks.js';
 import { describeTasksEdits } from '../core/tasks-edits.js';
 import { flakyLine, testsChangedLine } from '../core/tests-weakened.js';
 import { baselineNote, toleratedNotes } from '../core/verify-ratchet.js';
@@ -90,6 +91,17 @@ export function readEvent(event: RunEvent, context: ReadingContext): EventReadin
     case 'agent.notice':
       // Why the agent is silent (Claude Code retrying the API): said, never judged.
       return under(event, [{ tone: 'notice', text: `⟳ ${one(event.text)}`, cut: 'line' }]);
+    case 'sandbox.blocked':
+      // `--sandbox` refused the agent something: said, never judged (the attempt is judged as
+      // ever, by what it did and what the verify commands say).
+      return under(event, [
+        {
+          tone: 'notice',
+          text: `⛔ ${one(sandboxBlockedText(event.blocked))}`,
+          stream: `⛔ Story ${event.storyId}, attempt ${String(event.attempt)}: ${one(sandboxBlockedText(event.blocked))}`,
+          cut: 'long',
+        },
+      ]);
     case 'agent.unrecognised':
       // Once per kind a run: the agent is newer than ralphtool; the hint says what to do.
       return under(event, [

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RuntimeError } from '../core/errors.js';
+import { mergeBlocks, sandboxBlocksOf, type SandboxBlock } from '../core/sandbox-blocks.js';
 import { innerCommand, uncontainedReason, type SandboxPolicy } from '../core/sandbox-policy.js';
 import type { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import { execProgram, SHORT_ANSWER_MAX_BUFFER } from './exec.js';
@@ -30,8 +31,11 @@ export interface WrappedCommand {
   args: string[];
   /** Where to start it: a folder outside every writable path (the work tree is `cd`'d into). */
   cwd: string;
-  /** Call once the command ended: the runtime removes what it mounted for it. */
-  done: () => Promise<void>;
+  /**
+   * Call once the command ended: the runtime removes what it mounted for it. Returns what the
+   * sandbox refused the command (core/sandbox-blocks.ts), judged by its policy.
+   */
+  done: () => Promise<SandboxBlock[]>;
 }
 
 /** The sandbox for one run, while it is open; `release` when the run ends. */
@@ -55,7 +59,18 @@ interface Shared {
   base: string;
   hosts: Map<string, number>;
   users: number;
+  /** What the sandbox refused each wrapped command so far, by its attribution key (encoded). */
+  seen: Map<string, Refused>;
+  stopWatching: () => void;
 }
+
+interface Refused {
+  policy: SandboxPolicy;
+  blocks: SandboxBlock[];
+}
+
+/** Attribution keys of wrapped commands: unique in the process. */
+let wraps = 0;
 
 let shared: Promise<Shared> | null = null;
 /** Wraps happen one at a time: each changes the process's cwd while it runs (see wrapOne). */
@@ -96,6 +111,7 @@ export async function openSandbox(
         return;
       }
       shared = null;
+      s.stopWatching();
       await s.runtime.reset();
       await rm(s.base, { recursive: true, force: true });
     },
@@ -157,7 +173,8 @@ async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<
   // exiting on them: ralphtool's own handlers decide, and release() stops the proxy at the end.
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   try {
-    await runtime.initialize(runtimeConfig([...hosts]));
+    // With its monitor: what it refuses is recorded (done() of each command).
+    await runtime.initialize(runtimeConfig([...hosts]), undefined, true);
   } catch (error) {
     throw refusal(firstLine(error instanceof Error ? error.message : String(error)), USERNS_REMEDY);
   } finally {
@@ -170,10 +187,29 @@ async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<
   const base = await mkdtemp(join(tmpdir(), 'ralphtool-sandbox-'));
   const neutral = join(base, 'cwd');
   await mkdir(neutral);
-  const s: Shared = { runtime, neutral, base, hosts: new Map(), users: 0 };
+  const seen = new Map<string, Refused>();
+  // The store keeps only the last hundred lines of all commands (most of them writes the
+  // command's own policy allows): each is judged as it comes, by its command's policy.
+  const stopWatching = runtime.getSandboxViolationStore().subscribe((violations) => {
+    const last = violations.at(-1);
+    const entry = last?.encodedCommand === undefined ? undefined : seen.get(last.encodedCommand);
+    if (last === undefined || entry === undefined) return;
+    const blocks = sandboxBlocksOf([last.line], entry.policy);
+    if (blocks.length > 0) entry.blocks = mergeBlocks(entry.blocks, blocks);
+  });
+  const s: Shared = {
+    runtime,
+    neutral,
+    base,
+    hosts: new Map(),
+    users: 0,
+    seen,
+    stopWatching,
+  };
   try {
     await probe(s, env);
   } catch (error) {
+    stopWatching();
     await runtime.reset();
     await rm(base, { recursive: true, force: true });
     throw error;
@@ -227,6 +263,9 @@ async function wrapOne(
     },
   };
   const inner = innerCommand(workTree, tmpDir, argv);
+  wraps += 1;
+  const commandId = `ralphtool-${String(process.pid)}-${String(wraps)}`;
+  const key = Buffer.from(commandId).toString('base64');
   // The runtime protects files relative to the process's cwd (and leaves stubs of missing ones
   // in it when that cwd is writable): it must be a folder no command may write. ralphtool reads
   // its own cwd once at start, so changing it around the wrap (one at a time) is safe.
@@ -234,7 +273,9 @@ async function wrapOne(
     const cwd = process.cwd();
     process.chdir(s.neutral);
     try {
-      return await s.runtime.wrapWithSandbox(inner, '/bin/bash', customConfig);
+      return await s.runtime.wrapWithSandbox(inner, '/bin/bash', customConfig, undefined, {
+        commandId,
+      });
     } finally {
       process.chdir(cwd);
     }
@@ -246,16 +287,26 @@ async function wrapOne(
     await rm(tmpDir, { recursive: true, force: true });
     throw refusal(uncontained, 'report this to ralphtool, and run without --sandbox meanwhile');
   }
+  const refused: Refused = { policy, blocks: [] };
+  s.seen.set(key, refused);
   return {
     program: '/bin/bash',
     args: ['-c', wrapped],
     cwd: s.neutral,
     done: async () => {
+      // The monitor reads its lines from a socket: those written just before the command's
+      // end arrive a moment after it.
+      await new Promise((resolve) => setTimeout(resolve, MONITOR_SETTLE_MS));
+      s.seen.delete(key);
       s.runtime.cleanupAfterCommand();
       await rm(tmpDir, { recursive: true, force: true });
+      return refused.blocks;
     },
   };
 }
+
+/** How long the runtime's monitor is given for lines already on their way (a few event-loop turns). */
+const MONITOR_SETTLE_MS = 100;
 
 function firstLine(text: string): string {
   return (

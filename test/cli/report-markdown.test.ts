@@ -31,6 +31,10 @@ const STATE = {
       costUsd: 0,
       durationMs: 500,
       testChanges: ['test/a.test.ts deleted (allowed by task 2.1 ("Remove the old tests"))'],
+      sandboxBlocks: [
+        { kind: 'network' as const, target: 'example.com:443', count: 2 },
+        { kind: 'write' as const, target: '/etc/x|y', count: 1 },
+      ],
     },
   },
 };
@@ -51,6 +55,12 @@ function markdown(files = parseNumstatZ('3\t1\tsrc/a.ts\0-\t-\tlogo.png\0')): st
 }
 
 describe('report --markdown', () => {
+  it('says per story what the sandbox refused its agents', () => {
+    expect(markdown()).toContain(
+      '- Story 2: the sandbox refused: a connection to example.com:443 (2×), a write to /etc/x\\|y',
+    );
+  });
+
   it('gives per story its attempts with each failure, verify results, flakes and test changes', () => {
     const text = markdown();
     expect(text).toContain('**1. Login**: accepted on attempt 2');

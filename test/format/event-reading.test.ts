@@ -58,6 +58,15 @@ const SAMPLES: { [K in RunEventType]: Extract<RunEvent, { type: K }> } = {
     text: '\n\nFirst line\u001b[2J\n\n\nSecond line\n',
   },
   'agent.tool': { type: 'agent.tool', storyId: '1', attempt: 1, name: 'Bash', summary: 'rm x' },
+  'sandbox.blocked': {
+    type: 'sandbox.blocked',
+    storyId: '1',
+    attempt: 2,
+    blocked: [
+      { kind: 'network', target: 'example.com:443', count: 2 },
+      { kind: 'write', target: '/etc/x', count: 1 },
+    ],
+  },
   'agent.notice': { type: 'agent.notice', storyId: '1', attempt: 1, text: 'API 429 retrying' },
   'agent.unrecognised': {
     type: 'agent.unrecognised',
@@ -249,6 +258,12 @@ const EXPECTED: Record<RunEventType, { storyId: string | null; lines: string[] }
   },
   'agent.tool': { storyId: '1', lines: ['tool|Bash rm x|='] },
   'agent.notice': { storyId: '1', lines: ['notice|⟳ API 429 retrying|='] },
+  'sandbox.blocked': {
+    storyId: '1',
+    lines: [
+      'notice|⛔ the sandbox refused: a connection to example.com:443 (2×), a write to /etc/x|⛔ Story 1, attempt 2: the sandbox refused: a connection to example.com:443 (2×), a write to /etc/x',
+    ],
+  },
   'agent.unrecognised': {
     storyId: '1',
     lines: ['notice|⚠ unknown agent output (thought_summary): upgrade ralphtool|='],

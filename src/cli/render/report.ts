@@ -1,5 +1,6 @@
 import type { VerifyResult } from '../../core/events.js';
 import { markdownCell, sandboxLine, type RunReport } from '../../core/run-report.js';
+import { sandboxBlockedText } from '../../core/sandbox-blocks.js';
 import type { Style } from '../../format/style.js';
 import { table } from '../../format/table.js';
 import { clean } from '../../format/text.js';
@@ -33,6 +34,7 @@ export function renderReportMarkdown(report: RunReport): string {
     `| **Total** | | **${done}/${report.stories.length}** | **${report.stories.reduce((n, s) => n + s.attempts, 0)}** | **${cost(report.costUsd)}** | **${formatDuration(report.durationMs)}** |`,
     '',
     ...(report.sandbox === null ? [] : [`- ${markdownCell(sandboxLine(report.sandbox))}`]),
+    ...blockedLines(report, (text) => markdownCell(text)).map((line) => `- ${line}`),
     ...gateLines(report, (text) => markdownCell(text)).map((line) => `- ${line}`),
     ...reviewSection(report.review),
     ...storySections(report),
@@ -152,6 +154,13 @@ function gateLines(report: RunReport, text: (s: string) => string): string[] {
   return lines;
 }
 
+/** Per story, what the sandbox refused its agents (`--sandbox`; none when it refused nothing). */
+function blockedLines(report: RunReport, text: (s: string) => string): string[] {
+  return report.stories
+    .filter((s) => s.sandboxBlocks.length > 0)
+    .map((s) => `Story ${text(s.id)}: ${text(sandboxBlockedText(s.sandboxBlocks))}`);
+}
+
 /** `report`: the same as plain text for a terminal. */
 export function renderReport(report: RunReport, style: Style): string {
   const done = report.stories.filter((s) => s.done).length;
@@ -169,6 +178,7 @@ export function renderReport(report: RunReport, style: Style): string {
   const head = `${style.bold(report.change)}: ${done}/${report.stories.length} stories · ${ending(report)} · branch ${report.branch} · ${cost(report.costUsd)}`;
   const notes = [
     ...(report.sandbox === null ? [] : [sandboxLine(report.sandbox)]),
+    ...blockedLines(report, clean).map((line) => style.yellow(line)),
     ...gateLines(report, clean).map((line) => style.yellow(line)),
   ];
   return `${head}\n${[...table(rows), ...notes].join('\n')}\n`;

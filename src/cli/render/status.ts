@@ -6,6 +6,7 @@ import { clockTime } from '../../format/clock.js';
 import { formatAmount, formatCost, formatDuration, relativeTime } from '../../format/units.js';
 import { oneLine } from '../../format/text.js';
 import { blockedLine } from '../../core/question.js';
+import { sandboxBlockedText } from '../../core/sandbox-blocks.js';
 
 /** What the run spent, and of which budget: `$3.10 of $5.00 (at most $1.00 a story)`. */
 function costOf(run: RunStatus): string {
@@ -121,8 +122,10 @@ function sandboxLines(run: RunStatus): string[] {
   const sandbox = run.sandbox ?? null;
   if (sandbox === null) return [];
   const hosts = sandbox.allowHosts.length > 0 ? sandbox.allowHosts.join(', ') : 'none';
+  const blocked = sandbox.blocked;
   return [
     `  sandboxed · network: the agent's API and ${hosts === 'none' ? 'nothing else' : hosts}`,
+    ...(blocked.length > 0 ? [`  ⛔ ${oneLine(sandboxBlockedText(blocked))}`] : []),
   ];
 }
 

@@ -23,6 +23,7 @@ import {
   type RatchetEntry,
 } from '../../core/verify-ratchet.js';
 import { readLearnings } from './learnings.js';
+import type { SandboxBlock } from '../../core/sandbox-blocks.js';
 import type { RunOptions } from '../options.js';
 import { runVerifyCommands, type FlakyVerify } from './verify.js';
 
@@ -96,6 +97,8 @@ export interface AttemptResult {
   verify?: VerifyResult[];
   /** Verify commands that failed and passed when run again; absent when none did. */
   flaky?: FlakyVerify[];
+  /** `--sandbox`: what the sandbox refused the agent (core/sandbox-blocks.ts); absent: nothing. */
+  sandboxBlocks?: SandboxBlock[];
   /** Test changes the gate let through (the flag, or a task of the story); absent when none. */
   testsChanged?: { changes: TestChange[]; allowance: TestChangesAllowance };
 }
@@ -208,7 +211,10 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
     ...(plan.maxBudgetUsd !== undefined ? { maxBudgetUsd: plan.maxBudgetUsd } : {}),
   });
   const durationMs = Date.now() - started;
-  const base = { costUsd, durationMs };
+  const blocked = output.sandboxBlocks ?? [];
+  // What the sandbox refused the agent, said whatever becomes of the attempt.
+  if (blocked.length > 0) emit({ type: 'sandbox.blocked', storyId, attempt, blocked });
+  const base = { costUsd, durationMs, ...(blocked.length > 0 ? { sandboxBlocks: blocked } : {}) };
   if (output.aborted || stop.aborted) return { ...base, fatal: null, verdict: STOPPED };
   if (output.fatal !== null) {
     return {

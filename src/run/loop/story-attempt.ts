@@ -84,6 +84,7 @@ export async function attemptStory(
   );
   const figures: AttemptFigures = { costUsd: result.costUsd, durationMs: result.durationMs };
   await run.recordTestGate(story.id, testGateSeen(result));
+  await run.recordSandboxBlocks(story.id, result.sandboxBlocks ?? []);
   const outside = result.tasksAfter?.outside ?? [];
   if (result.verdict.accepted) {
     // The agent's whole edit is saved first; the checkpoint then gets the other stories back.

@@ -25,6 +25,7 @@ import { remoteSaid } from './status-remote.js';
 import { orphanedRun } from './status-orphan.js';
 import { accountOf, type StatusAccount } from './status-account.js';
 import type { Budget } from '../../core/budget.js';
+import { mergeBlocks, type SandboxBlock } from '../../core/sandbox-blocks.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'finished' | 'unreadable';
 
@@ -63,8 +64,11 @@ export interface RunStatus {
   wait?: NonNullable<RunState['wait']> | null;
   /** The agent (and model) of the attempt running or last run; null before any attempt. */
   agent?: { agent: string; model: string | null } | null;
-  /** `--sandbox` (docs/sandbox.md): the hosts and paths its policy adds; null: not sandboxed. */
-  sandbox?: { allowHosts: string[]; denyRead: string[] } | null;
+  /**
+   * `--sandbox` (docs/sandbox.md): the hosts and paths its policy adds, and what it refused the
+   * run's agents so far (all stories, each counted); null: not sandboxed.
+   */
+  sandbox?: { allowHosts: string[]; denyRead: string[]; blocked: SandboxBlock[] } | null;
   /**
    * Fallback agents (`--fallback-agent`, in order) and the agents limited until when (only
    * limits not yet over); null for a run without fallback agents or recorded limits.
@@ -178,7 +182,14 @@ async function statusOf(
     wait: state.status === 'active' ? (state.wait ?? null) : null,
     agent: state.attemptAgent ?? null,
     sandbox: state.intent?.sandbox
-      ? { allowHosts: state.intent.allowHosts, denyRead: state.intent.sandboxDenyRead }
+      ? {
+          allowHosts: state.intent.allowHosts,
+          denyRead: state.intent.sandboxDenyRead,
+          blocked: Object.values(state.stories).reduce<SandboxBlock[]>(
+            (all, p) => mergeBlocks(all, p.sandboxBlocks ?? []),
+            [],
+          ),
+        }
       : null,
     fallback: fallbackOf(state),
     remote: remote === null ? null : { remote: remote.remote, said: remote.said },

@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -123,16 +124,50 @@ describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a comman
     expect(f.git('log', '-1', '--format=%s')).toContain('1');
     expect(f.git('status', '--porcelain')).toBe('');
 
+    // What the sandbox refused is said, attributed to the attempt: the host not allowed, the
+    // write outside the work tree and the one to git's hooks (the direct connection never left
+    // the sandbox's network namespace: nothing to refuse there).
+    const refusedHost = `127.0.0.1:${String(denied.port)}`;
+    const escaped = path.join(realpathSync(outside), 'escaped');
+    const hook = path.join(realpathSync(f.dir), '.git', 'hooks', 'pre-commit');
+    const blocked = single(events, 'sandbox.blocked');
+    expect(blocked).toMatchObject({ storyId: '1', attempt: 1 });
+    expect(blocked.blocked).toEqual(
+      expect.arrayContaining([
+        { kind: 'network', target: refusedHost, count: 1 },
+        { kind: 'write', target: escaped, count: 1 },
+        { kind: 'write', target: hook, count: 1 },
+      ]),
+    );
+    // Nothing the policy allows is called refused (the work tree, the private temp folder).
+    for (const b of blocked.blocked as { target: string }[]) {
+      expect(b.target.startsWith(`${realpathSync(f.dir)}/src`), b.target).toBe(false);
+    }
+
     // The record says so: status, the report (a pull request's body), a resume keeps it.
     const host = `127.0.0.1:${String(allowed.port)}`;
     const status = await runCli(['status'], { cwd: f.dir, env: f.env() });
     expect(status.stdout).toContain(`sandboxed · network: the agent's API and ${host}`);
+    const refusedLine = status.stdout.split('\n').find((l) => l.includes('⛔')) ?? '';
+    expect(refusedLine).toContain('⛔ the sandbox refused: ');
+    expect(refusedLine).toContain(`a connection to ${refusedHost}`);
+    expect(refusedLine).toContain(`a write to ${escaped}`);
     const markdown = await runCli(['report', CHANGE, '--markdown'], { cwd: f.dir, env: f.env() });
     expect(markdown.stdout).toContain(
       `- Sandboxed (--sandbox): the agent wrote only in the work tree, read no credential store, and reached only its API and ${host}`,
     );
+    expect(markdown.stdout).toContain('- Story 1: the sandbox refused: ');
+    expect(markdown.stdout).toContain(`a connection to ${refusedHost}`);
+    expect(markdown.stdout).toContain(`a write to ${escaped}`);
+    const text = await runCli(['report', CHANGE], { cwd: f.dir, env: f.env() });
+    expect(text.stdout).toContain(`Story 1: the sandbox refused: `);
+    expect(text.stdout).toContain(`a connection to ${refusedHost}`);
     const json = await runCli(['report', CHANGE, '--json'], { cwd: f.dir, env: f.env() });
     expect(JSON.parse(json.stdout)).toMatchObject({ sandbox: { allowHosts: [host] } });
+    expect(
+      (JSON.parse(json.stdout) as { stories: { sandboxBlocks: unknown[] }[] }).stories[0]
+        ?.sandboxBlocks,
+    ).toEqual(expect.arrayContaining([{ kind: 'network', target: refusedHost, count: 1 }]));
     expect(f.state()).toMatchObject({ intent: { sandbox: true, allowHosts: [host] } });
   });
 });
