@@ -24,10 +24,15 @@ const PERMITTED_BY_BWRAP = ['/dev', '/proc'];
 export function sandboxBlocksOf(
   lines: readonly string[],
   policy: Pick<SandboxPolicy, 'allowWrite' | 'denyWrite' | 'denyRead'>,
+  /**
+   * Whether a folder is there (on the host): `mkdir -p` makes every folder of a path, and one
+   * that exists is no refusal (it fails as it would outside the sandbox).
+   */
+  isFolder: (path: string) => boolean = () => false,
 ): SandboxBlock[] {
   const found: SandboxBlock[] = [];
   for (const line of lines) {
-    const block = blockOf(line, policy);
+    const block = blockOf(line, policy, isFolder);
     if (block !== null) addBlock(found, block);
   }
   return found;
@@ -36,12 +41,14 @@ export function sandboxBlocksOf(
 function blockOf(
   line: string,
   policy: Pick<SandboxPolicy, 'allowWrite' | 'denyWrite' | 'denyRead'>,
+  isFolder: (path: string) => boolean,
 ): SandboxBlock | null {
   const network = /^deny network-outbound (\S+)/.exec(line);
   if (network?.[1] !== undefined) return { kind: 'network', target: network[1], count: 1 };
-  const write = /^deny \S+ (\/.*)$/.exec(line);
-  const path = write?.[1];
+  const write = /^deny (\S+) (\/.*)$/.exec(line);
+  const path = write?.[2];
   if (path === undefined) return null;
+  if (write?.[1]?.startsWith('mkdir') === true && isFolder(path)) return null;
   if (PERMITTED_BY_BWRAP.some((dir) => under(path, dir))) return null;
   if (policy.denyRead.some((dir) => under(path, dir))) return null;
   const denied = policy.denyWrite.some((dir) => under(path, dir));

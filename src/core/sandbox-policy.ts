@@ -139,6 +139,41 @@ export function agentStatePaths(
 }
 
 /**
+ * The agent's own config files that may name an API server of the user's (a provider of Codex's
+ * `config.toml`, of OpenCode's `opencode.json`): read once when the run opens its sandbox, and
+ * read-only inside it, so that an agent cannot add a host for its next attempt by writing one.
+ */
+export function agentConfigFiles(
+  agent: SandboxAgent,
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const absolute = (value: string | undefined): string | null =>
+    value !== undefined && value.startsWith('/') ? value : null;
+  if (agent === 'codex') return [`${absolute(env.CODEX_HOME) ?? `${home}/.codex`}/config.toml`];
+  if (agent === 'opencode') {
+    const dir = `${absolute(env.XDG_CONFIG_HOME) ?? `${home}/.config`}/opencode`;
+    return [`${dir}/opencode.json`, `${dir}/opencode.jsonc`, `${dir}/config.json`];
+  }
+  return [];
+}
+
+/**
+ * The hosts of the API servers a config file's text names: every `base_url` (TOML) or `baseURL`
+ * (JSON) whose value is an http(s) URL, with its port (`127.0.0.1:8080`).
+ */
+export function configuredHosts(text: string): string[] {
+  const hosts: string[] = [];
+  for (const m of text.matchAll(/(?:\bbase_url|"baseURL")\s*[=:]\s*["']([^"']+)["']/g)) {
+    const value = m[1] ?? '';
+    if (!/^https?:\/\//i.test(value)) continue;
+    const host = urlHost(value);
+    if (host !== null) hosts.push(host);
+  }
+  return unique(hosts);
+}
+
+/**
  * The hosts an agent may reach: its vendor's, the host of a base URL variable pointing it
  * elsewhere (with its port: `127.0.0.1:41234`), and the user's `--allow-host` ones.
  */
@@ -175,6 +210,8 @@ export function sandboxPolicy(input: {
   allowHosts: readonly string[];
   /** The `sandbox-deny-read` setting: more paths (absolute, or `~/…`) no agent reads. */
   extraDenyRead: readonly string[];
+  /** The hosts the agent's own config files name (agentConfigFiles, read when the run opened). */
+  configHosts?: readonly string[];
 }): SandboxPolicy {
   const { agent, place, env } = input;
   const own = agentStatePaths(agent, place.home, env);
@@ -190,13 +227,14 @@ export function sandboxPolicy(input: {
       `${place.gitCommonDir}/config`,
       ...(place.gitDir !== place.gitCommonDir ? [`${place.gitDir}/config.worktree`] : []),
       `${place.gitCommonDir}/ralphtool`,
+      ...agentConfigFiles(agent, place.home, env),
     ]),
     denyRead: unique([
       ...credentialStores(place.home),
       ...others,
       ...input.extraDenyRead.map((p) => (p.startsWith('~/') ? `${place.home}/${p.slice(2)}` : p)),
     ]),
-    allowedHosts: allowedHosts(agent, env, input.allowHosts),
+    allowedHosts: allowedHosts(agent, env, [...(input.configHosts ?? []), ...input.allowHosts]),
   };
 }
 

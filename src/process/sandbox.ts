@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,7 +195,7 @@ async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<
     const last = violations.at(-1);
     const entry = last?.encodedCommand === undefined ? undefined : seen.get(last.encodedCommand);
     if (last === undefined || entry === undefined) return;
-    const blocks = sandboxBlocksOf([last.line], entry.policy);
+    const blocks = sandboxBlocksOf([last.line], entry.policy, isFolder);
     if (blocks.length > 0) entry.blocks = mergeBlocks(entry.blocks, blocks);
   });
   const s: Shared = {
@@ -303,6 +304,14 @@ async function wrapOne(
       return refused.blocks;
     },
   };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** How long the runtime's monitor is given for lines already on their way (a few event-loop turns). */

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { AgentBackend, AgentSandbox } from '../agents/index.js';
 import {
+  agentConfigFiles,
   allowedHosts,
+  configuredHosts,
   policySummary,
   sandboxPolicy,
   type SandboxAgent,
@@ -42,12 +44,21 @@ export async function openRunSandbox(
   env: NodeJS.ProcessEnv,
 ): Promise<RunSandbox | null> {
   if (!options.sandbox) return null;
+  const home = env.HOME ?? homedir();
+  // Read now, before any agent of this run: inside, the files are read-only.
+  const configHosts = new Map<string, string[]>();
+  for (const agent of new Set(runAgents(options))) {
+    configHosts.set(agent, await hostsOfConfig(agentConfigFiles(agent, home, env)));
+  }
   const hosts = [
-    ...new Set(runAgents(options).flatMap((a) => allowedHosts(a, env, options.allowHosts))),
+    ...new Set(
+      runAgents(options).flatMap((a) =>
+        allowedHosts(a, env, [...(configHosts.get(a) ?? []), ...options.allowHosts]),
+      ),
+    ),
   ];
   const session = await openSandbox(hosts, env);
   const repos = new Map<string, Promise<RepoLocation | null>>();
-  const home = env.HOME ?? homedir();
   return {
     contain: (backend) => ({
       name: backend.name,
@@ -58,6 +69,7 @@ export async function openRunSandbox(
             home,
             env,
             options,
+            configHosts: configHosts.get(backend.name) ?? [],
             repo: (cwd) => {
               let found = repos.get(cwd);
               if (found === undefined) {
@@ -82,6 +94,7 @@ function agentSandbox(
     home: string;
     env: NodeJS.ProcessEnv;
     options: RunOptions;
+    configHosts: readonly string[];
     repo: (cwd: string) => Promise<RepoLocation | null>;
   },
 ): AgentSandbox {
@@ -100,11 +113,18 @@ function agentSandbox(
             env: ctx.env,
             allowHosts: ctx.options.allowHosts,
             extraDenyRead: ctx.options.sandboxDenyRead,
+            configHosts: ctx.configHosts,
           }),
         ),
       );
     },
   };
+}
+
+/** The API hosts the agent's config files name; a file that is not there names none. */
+async function hostsOfConfig(files: readonly string[]): Promise<string[]> {
+  const texts = await Promise.all(files.map((f) => readFile(f, 'utf8').catch(() => '')));
+  return [...new Set(texts.flatMap((t) => configuredHosts(t)))];
 }
 
 /**

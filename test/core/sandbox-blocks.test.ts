@@ -60,6 +60,14 @@ describe('what the sandbox refused an attempt', () => {
     ]);
   });
 
+  it('leaves out making a folder that is there (mkdir -p), keeps making one that is not', () => {
+    const lines = ['deny mkdirat /tmp', 'deny mkdirat /tmp/new', 'deny openat /tmp'];
+    expect(sandboxBlocksOf(lines, POLICY, (p) => p === '/tmp')).toEqual([
+      { kind: 'write', target: '/tmp/new', count: 1 },
+      { kind: 'write', target: '/tmp', count: 1 },
+    ]);
+  });
+
   it('ignores lines it does not know', () => {
     expect(sandboxBlocksOf(['something else', 'deny openat relative/path', ''], POLICY)).toEqual(
       [],
