@@ -11,8 +11,11 @@ export interface SandboxBlock {
   count: number;
 }
 
-/** Folders whose writes bubblewrap permits (its own /dev and /proc): never a refusal. */
-const PERMITTED_BY_BWRAP = ['/dev', '/proc'];
+/**
+ * Never said: bubblewrap's own /dev and /proc, where it permits writes, and the kernel's /sys,
+ * which runtimes probe as they start (Bun, OpenCode's, writes a trace marker there): noise.
+ */
+const PERMITTED_BY_BWRAP = ['/dev', '/proc', '/sys'];
 
 /**
  * The refusals in the runtime's lines (`deny network-outbound example.com:443 (reason)`, `deny

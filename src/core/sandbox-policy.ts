@@ -118,6 +118,19 @@ export function credentialStores(home: string): string[] {
   return CREDENTIAL_STORES.map((p) => `${home}/${p}`);
 }
 
+/**
+ * The folders among the agent's state (absolute): made before its sandbox starts, since a
+ * writable path must exist to be bound writable (OpenCode makes `~/.local/share/opencode` itself,
+ * and inside it would find `~/.local` read-only).
+ */
+export function agentStateFolders(
+  agent: SandboxAgent,
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  return agentStatePaths(agent, home, env).filter((p) => !/\.(json|backup|lock)$/.test(p));
+}
+
 /** The agent's own state folders (absolute). */
 export function agentStatePaths(
   agent: SandboxAgent,

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import type { AgentBackend, AgentSandbox } from '../agents/index.js';
 import {
   agentConfigFiles,
+  agentStateFolders,
   allowedHosts,
   configuredHosts,
   policySummary,
@@ -105,6 +106,10 @@ function agentSandbox(
       const gitCommonDir = repo?.gitCommonDir ?? gitDir;
       // Read-only paths must exist (bubblewrap binds over them): git's hooks folder is made.
       await mkdir(`${gitCommonDir}/hooks`, { recursive: true });
+      // So must writable ones: the agent's state folders are made (as the agent would).
+      for (const dir of agentStateFolders(agent, ctx.home, ctx.env)) {
+        await mkdir(dir, { recursive: true });
+      }
       return session.wrap([program, ...args], workTree, (tmpDir) =>
         existing(
           sandboxPolicy({

@@ -44,6 +44,7 @@ describe('what the sandbox refused an attempt', () => {
     ['the private temp folder', '/tmp/ralphtool-sandbox-x/tmp-1/f'],
     ["bubblewrap's /dev", '/dev/null'],
     ["bubblewrap's /proc", '/proc/self/fd/1'],
+    ["the kernel's /sys, which Bun probes", '/sys/kernel/debug/tracing/trace_marker'],
     ['the empty stand-in of a folder it may not read', '/home/u/.ssh/known_hosts'],
   ])('leaves out a write the policy allows: %s', (_what, path) => {
     expect(sandboxBlocksOf([`deny openat ${path}`], POLICY)).toEqual([]);

@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   AGENT_HOSTS,
+  agentConfigFiles,
+  agentStateFolders,
   allowedHosts,
+  configuredHosts,
   allowHostProblem,
   CREDENTIAL_STORES,
   innerCommand,
@@ -182,5 +185,41 @@ describe('what the runtime returned', () => {
     const reason = uncontainedReason(wrapped);
     if (why === null) expect(reason).toBeNull();
     else expect(reason).toContain(why);
+  });
+});
+
+describe('the API servers an agent’s own config names (found by running each agent sandboxed)', () => {
+  it('reads base_url (Codex config.toml) and baseURL (OpenCode opencode.json), http(s) only', () => {
+    const toml = [
+      'model_provider = "scripted"',
+      '[model_providers.scripted]',
+      'base_url = "http://127.0.0.1:8080/v1"',
+      "[model_providers.other]\nbase_url = 'https://llm.example.com/v1'",
+      'base_url = "file:///etc/passwd"',
+    ].join('\n');
+    expect(configuredHosts(toml)).toEqual(['127.0.0.1:8080', 'llm.example.com']);
+    const json = JSON.stringify({ provider: { s: { options: { baseURL: 'http://[::1]:9/v1' } } } });
+    expect(configuredHosts(json)).toEqual(['[::1]:9']);
+    expect(configuredHosts('no servers here')).toEqual([]);
+  });
+
+  it('has those files read-only inside, so an agent cannot allow itself a host', () => {
+    for (const agent of AGENTS) {
+      const files = agentConfigFiles(agent, PLACE.home, { CODEX_HOME: '/c' });
+      for (const file of files)
+        expect(policy(agent, { CODEX_HOME: '/c' }).denyWrite).toContain(file);
+    }
+    expect(agentConfigFiles('codex', PLACE.home, { CODEX_HOME: '/c' })).toEqual(['/c/config.toml']);
+    expect(agentConfigFiles('opencode', PLACE.home, {})).toContain(
+      '/home/u/.config/opencode/opencode.json',
+    );
+    expect(agentConfigFiles('claude', PLACE.home, {})).toEqual([]);
+  });
+
+  it('makes the state folders (not the state files) before the agent starts', () => {
+    expect(agentStateFolders('claude', PLACE.home, {})).toEqual(['/home/u/.claude']);
+    expect(agentStateFolders('opencode', PLACE.home, { XDG_DATA_HOME: '/d' })).toContain(
+      '/d/opencode',
+    );
   });
 });
