@@ -5,6 +5,7 @@ import { progressRef, progressSubject, ralphBranch } from '../checkpoint/index.j
 import { git } from '../git/git.js';
 import { claimRef, runRefspecs } from './names.js';
 import { readPushedTip, rememberPushedTip } from './remote-view.js';
+import type { RunRefs } from './run-refs.js';
 
 /**
  * Pushes the run's refs (the branch at `branchAt`, the attempt refs, the record) to the remote
@@ -27,16 +28,21 @@ export async function pushRun(
     progress?: { push: string } | 'delete' | null;
     /** Exactly these attempt refs (the others stay here); absent: every one. */
     attempts?: readonly string[];
+    /** The run's refs as read just before (run-refs.ts); absent: read here. */
+    refs?: RunRefs;
   },
 ): Promise<PushResult> {
   const branch = `refs/heads/${ralphBranch(change)}`;
-  const withBranch = at.branchAt !== null && (await branchSha(ctx, ralphBranch(change))) !== null;
+  const here = at.refs === undefined ? await branchSha(ctx, ralphBranch(change)) : at.refs.branch;
+  const withBranch = at.branchAt !== null && here !== null;
   const updates: PushUpdate[] = runRefspecs(change, false, at.attempts).map((spec) => ({
     ...spec,
     force: true,
   }));
   if (withBranch && at.branchAt !== null) {
-    const expect = (await readPushedTip(ctx, remote, change)) ?? '';
+    const tip =
+      at.refs === undefined ? await readPushedTip(ctx, remote, change) : at.refs.pushedTip;
+    const expect = tip ?? '';
     updates.unshift({ src: at.branchAt, dst: branch, force: true, expect });
   }
   if (at.progress === 'delete') updates.push({ src: '', dst: progressRef(change) });
@@ -71,16 +77,28 @@ export async function currentProgress(
   ctx: GitContext,
   change: string,
   state: { currentStory: string | null; currentAttempt: number | null },
+  /** The progress ref as read just before (run-refs.ts); absent: read here. */
+  known?: { sha: string; subject: string } | null,
 ): Promise<string | null> {
   const ref = progressRef(change);
-  const found = await git(ctx, ['log', '-1', '--format=%H %s', ref, '--'], { allowFailure: true });
-  if (found.exitCode !== 0 || found.stdout.trim() === '') return null;
-  const [sha = '', ...words] = found.stdout.trim().split(' ');
+  const save = known === undefined ? await readProgress(ctx, ref) : known;
+  if (save === null) return null;
+  const { sha, subject } = save;
   const running =
     state.currentStory !== null && state.currentAttempt !== null
       ? progressSubject(state.currentStory, state.currentAttempt)
       : null;
-  if (running !== null && words.join(' ') === running) return sha;
+  if (running !== null && subject === running) return sha;
   await git(ctx, ['update-ref', '-d', ref, sha], { allowFailure: true });
   return null;
+}
+
+async function readProgress(
+  ctx: GitContext,
+  ref: string,
+): Promise<{ sha: string; subject: string } | null> {
+  const found = await git(ctx, ['log', '-1', '--format=%H %s', ref, '--'], { allowFailure: true });
+  if (found.exitCode !== 0 || found.stdout.trim() === '') return null;
+  const [sha = '', ...words] = found.stdout.trim().split(' ');
+  return { sha, subject: words.join(' ') };
 }

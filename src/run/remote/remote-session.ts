@@ -91,7 +91,11 @@ export class RemoteSession {
     const repo = await locateRepo({ cwd: req.cwd, ...engine });
     if (repo === null) throw notInRepo(req.cwd);
     // Claims, records and pushes touch no work tree: one context of the repository serves all.
-    const ctx = remoteContext(engineContext(repo, engine), remoteTimeoutMs(req.commandTimeoutMs));
+    // One identity lookup for the session's commits (each record is one), not one per commit.
+    const ctx: GitContext = {
+      ...remoteContext(engineContext(repo, engine), remoteTimeoutMs(req.commandTimeoutMs)),
+      identity: { settings: null },
+    };
     await assertRemoteKnown(ctx, req.remote);
     const claim = await acquireClaim(ctx, req.remote, req.change, req.claimTtlMs);
     if (claim.tookOver !== null) {

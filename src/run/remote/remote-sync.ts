@@ -13,6 +13,7 @@ import { branchSha } from '../../git/repo.js';
 import { claimRef, runRefspecs } from '../../remote/names.js';
 import { branchMovedOnRemote, currentProgress, pushRun } from '../../remote/push.js';
 import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
+import { readRunRefs } from '../../remote/run-refs.js';
 import type { Secret } from '../../core/redact.js';
 import { createSecretScreen } from './secret-screen.js';
 
@@ -20,7 +21,8 @@ import { createSecretScreen } from './secret-screen.js';
 // docs/git-protocol.md, "Pushes"): after the start, each
 // attempt's start, each checkpoint and each saved attempt, the run's refs and its record are
 // pushed. The loop never waits for a push; pushes run one at a time, requests made meanwhile
-// are folded into the next one, and a failure is retried with a growing pause and reported,
+// are folded into the next one, a checkpoint's push waits (up to CARRY_MS) for the next step so
+// that one push carries both, and a failure is retried with a growing pause and reported,
 // never the run's end. `run.finished` is held until the last push has been tried, so that it
 // stays the last event and the process does not end before the remote has the run's end.
 
@@ -36,6 +38,19 @@ export const PUSHED_AFTER: ReadonlySet<RunEventType> = new Set<RunEventType>([
   'agent.limited',
   'run.finished',
 ]);
+
+/**
+ * The events whose push waits for the next step: the attempt that starts next (or the run's end,
+ * a question, a wait) is pushed with it in one push, so a story costs one push, not two. When
+ * no such step comes within `CARRY_MS` the push goes alone.
+ */
+export const CARRIED: ReadonlySet<RunEventType> = new Set<RunEventType>([
+  'checkpoint.created',
+  'checkpoint.reverted',
+]);
+
+/** How long a carried push waits for the next step before it goes alone. */
+export const CARRY_MS = 2_000;
 
 /** Pauses after failed pushes: doubling from the first, never longer than the last. */
 export const PUSH_BACKOFF = { firstMs: 2_000, maxMs: 5 * 60_000 } as const;
@@ -63,6 +78,8 @@ export interface RemoteSyncConfig {
   onBranchMoved?: () => void;
   /** How long a push waits while the record says a git sequence is half-way. */
   settleMs?: number;
+  /** How long a checkpoint's push waits for the next step to go with it (CARRY_MS). */
+  carryMs?: number;
 }
 
 export interface RemoteSync {
@@ -87,6 +104,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
   let running: Promise<void> | null = null;
   let failures = 0;
   let retry: NodeJS.Timeout | null = null;
+  let carry: NodeJS.Timeout | null = null;
   let closed = false;
   let disabled = false;
   let held: RunEvent | null = null;
@@ -126,11 +144,13 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         },
         (await config.secrets?.()) ?? [],
       );
-      const found = await currentProgress(config.ctx, config.change, quiet.state);
+      // The run's refs read once (branch, pushed tip, progress save, saved attempts).
+      const refs = await readRunRefs(config.ctx, config.remote, config.change);
+      const found = await currentProgress(config.ctx, config.change, quiet.state, refs.progress);
       // What holds a secret's value stays here (secret-screen.ts).
       const progress =
         found !== null && screen !== null && !(await screen.progressMayGo(found)) ? null : found;
-      const attempts = screen === null ? undefined : await screen.attemptsToPush();
+      const attempts = screen === null ? undefined : await screen.attemptsToPush(refs.attempts);
       lastAttempts = attempts;
       const exclusive = config.exclusive ?? (<T>(push: () => Promise<T>) => push());
       // The claim's sha is read once no heartbeat is moving it: the lease is the one on the remote.
@@ -139,6 +159,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
           branchAt: quiet.state.checkpointSha,
           ...(attempts === undefined ? {} : { attempts }),
           progress: progress !== null ? { push: progress } : progressOnRemote ? 'delete' : null,
+          refs,
           ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
         }),
       );
@@ -193,8 +214,9 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     if (done >= wanted || disabled) return Promise.resolve();
     running = (async () => {
       try {
-        // While a push runs, new requests wait for it, then the next push covers them all.
-        while (done < wanted && !disabled && !(failures > 0 && retry !== null)) {
+        // While a push runs, new requests wait for it, then the next push covers them all (a
+        // carried one goes with the next step instead).
+        while (done < wanted && !disabled && carry === null && !(failures > 0 && retry !== null)) {
           const before = failures;
           await pushOnce();
           if (failures > before) break;
@@ -206,7 +228,15 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     return running;
   };
 
+  /** A carried push waits no longer: the next step (or the run's end) goes now, with it. */
+  const dropCarry = (): void => {
+    if (carry === null) return;
+    clearTimeout(carry);
+    carry = null;
+  };
+
   const flush = async (): Promise<boolean> => {
+    dropCarry();
     if (wanted === done) wanted += 1;
     if (retry !== null) {
       clearTimeout(retry);
@@ -234,6 +264,17 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       config.next(event);
       if (PUSHED_AFTER.has(event.type)) {
         wanted += 1;
+        if (CARRIED.has(event.type)) {
+          if (carry === null && retry === null && !disabled) {
+            carry = setTimeout(() => {
+              carry = null;
+              if (retry === null) kick().catch(() => undefined);
+            }, config.carryMs ?? CARRY_MS);
+            carry.unref();
+          }
+          return;
+        }
+        dropCarry();
         if (retry === null) kick().catch(() => undefined);
       }
     },
@@ -246,16 +287,19 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       await running;
     },
     request: () => {
+      dropCarry();
       wanted += 1;
       if (retry === null) kick().catch(() => undefined);
     },
     disable: () => {
+      dropCarry();
       disabled = true;
       closed = true;
       if (retry !== null) clearTimeout(retry);
       retry = null;
     },
     close: () => {
+      dropCarry();
       closed = true;
       if (retry !== null) clearTimeout(retry);
       retry = null;

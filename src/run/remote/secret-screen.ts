@@ -8,8 +8,11 @@ import { filesWithSecrets } from '../secrets.js';
 // for the secrets ralphtool knows; one that holds one stays here, said once, never pushed.
 
 export interface SecretScreen {
-  /** The attempt refs that may go (full names); the others are said once and stay here. */
-  attemptsToPush: () => Promise<string[]>;
+  /**
+   * The attempt refs that may go (full names); the others are said once and stay here. `tips`:
+   * the attempt refs as read just before (remote/run-refs.ts); absent: read here.
+   */
+  attemptsToPush: (tips?: ReadonlyMap<string, string>) => Promise<string[]>;
   /** Whether the progress save at this commit may go. */
   progressMayGo: (commit: string) => Promise<boolean>;
 }
@@ -39,9 +42,9 @@ export function createSecretScreen(config: {
     );
   };
   return {
-    attemptsToPush: async () => {
+    attemptsToPush: async (tips) => {
       const push: string[] = [];
-      for (const [ref, commit] of await attemptRefTips(config.ctx, config.change)) {
+      for (const [ref, commit] of tips ?? (await attemptRefTips(config.ctx, config.change))) {
         const files = await filesOf(commit);
         if (files.length === 0) push.push(ref);
         else withhold(`the saved attempt ${ref}`, commit, files);

@@ -1,0 +1,48 @@
+import { attemptRefPrefix, progressRef, ralphBranch } from '../checkpoint/index.js';
+import { git, type GitContext } from '../git/git.js';
+import { pushedTipRef } from './names.js';
+
+// What a push of the run's refs reads first (remote/push.ts, run/remote/remote-sync.ts): the
+// run's branch, the tip this machine last pushed, the progress save and the saved attempts —
+// with one `for-each-ref` instead of a git process each, since a run that pushes pushes after
+// every story.
+
+export interface RunRefs {
+  /** `ralph/<change>`'s commit here; null when the branch is gone (a cleanup deleted it). */
+  branch: string | null;
+  /** The tip of `ralph/<change>` this machine last pushed to (or fetched from) the remote. */
+  pushedTip: string | null;
+  /** `refs/ralphtool/<change>/progress`: its commit and subject; null when there is none. */
+  progress: { sha: string; subject: string } | null;
+  /** The saved attempts: full ref name → commit. */
+  attempts: Map<string, string>;
+}
+
+export async function readRunRefs(
+  ctx: GitContext,
+  remote: string,
+  change: string,
+): Promise<RunRefs> {
+  const branchRef = `refs/heads/${ralphBranch(change)}`;
+  const tipRef = pushedTipRef(remote, change);
+  const progress = progressRef(change);
+  const attemptsPrefix = attemptRefPrefix(change);
+  const out = await git(ctx, [
+    'for-each-ref',
+    '--format=%(refname) %(objectname) %(subject)',
+    branchRef,
+    tipRef,
+    progress,
+    attemptsPrefix,
+  ]);
+  const refs: RunRefs = { branch: null, pushedTip: null, progress: null, attempts: new Map() };
+  for (const line of out.stdout.split('\n')) {
+    const [name = '', sha = '', ...words] = line.split(' ');
+    if (sha === '') continue;
+    if (name === branchRef) refs.branch = sha;
+    else if (name === tipRef) refs.pushedTip = sha;
+    else if (name === progress) refs.progress = { sha, subject: words.join(' ') };
+    else if (name.startsWith(attemptsPrefix)) refs.attempts.set(name, sha);
+  }
+  return refs;
+}
