@@ -21,6 +21,12 @@ import {
 import { messageOf } from '../core/error-details.js';
 import type { RunOptions } from './options.js';
 
+/**
+ * How old the remote's entry may be when an attempt starts (docs/contract.md, "One account, many
+ * runs"): older, it is fetched again first. A run's own writes always fetch it afresh to merge.
+ */
+export const REMOTE_LOOK_MS = 30_000;
+
 /** The account's entry shared through the push remote (run/remote/remote-session.ts). */
 export interface AccountShare {
   /** The remote's entry; null when there is none or it cannot be read. */
@@ -54,6 +60,8 @@ export class AccountGovernor {
   private readonly books = new Map<string, AccountBook>();
   private pending: Promise<void> = Promise.resolve();
   private warned = false;
+  /** Each account's remote entry as last fetched before an attempt, and when (the run's clock). */
+  private readonly remoteSeen = new Map<string, { at: number; entry: AccountEntry | null }>();
 
   constructor(
     /** The run's own agent (`--agent`): the account of `gate`, `hitLimit` by default. */
@@ -98,15 +106,24 @@ export class AccountGovernor {
    */
   async gate(now: number, agent: string = this.agent): Promise<AccountGate> {
     await this.pending;
-    const entry = await this.entry(this.book(agent));
+    const entry = await this.entry(this.book(agent), now);
     return decideAccountGate({ entry, self: this.self, pauseAt: this.pauseAt, now });
   }
 
-  /** The entry: the file's, with the remote's of a run that pushes (fetched now). */
-  private async entry(book: AccountBook): Promise<AccountEntry | null> {
+  /**
+   * The entry: the file's (read every time), with the remote's of a run that pushes — fetched
+   * when the last look at this account is `REMOTE_LOOK_MS` old or older, else the one fetched
+   * then: attempts seconds apart need not each pay a fetch to learn of limits that last minutes
+   * to hours.
+   */
+  private async entry(book: AccountBook, now: number): Promise<AccountEntry | null> {
     const local = await readAccountEntry(book.file);
-    const remote = this.shared === null ? null : await this.shared.fetch(book.key);
-    return mergeAccounts(local, remote);
+    if (this.shared === null) return local;
+    const seen = this.remoteSeen.get(book.key);
+    if (seen === undefined || now < seen.at || now - seen.at >= REMOTE_LOOK_MS) {
+      this.remoteSeen.set(book.key, { at: now, entry: await this.shared.fetch(book.key) });
+    }
+    return mergeAccounts(local, this.remoteSeen.get(book.key)?.entry ?? null);
   }
 
   /** The agent `agent` of an attempt reported its window's utilisation at `now`. */
