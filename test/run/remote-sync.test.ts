@@ -1,0 +1,137 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runPaths, writeRunState } from '../../src/checkpoint/index.js';
+import { initialRunState } from '../../src/checkpoint/start.js';
+import type { RunEvent } from '../../src/core/events.js';
+import type { GitContext } from '../../src/git/git.js';
+import { recordRef } from '../../src/remote/names.js';
+import { createRemoteSync, type RemoteSync } from '../../src/run/remote/remote-sync.js';
+import { TIMEOUT_MS, cleanEnv, repoPerTest, type TempRepo } from '../git/helpers.js';
+
+// The pushes of `--push` (docs/git-protocol.md, "Pushes"): a checkpoint's push waits for the
+// step that follows it and goes with it; with no step following, it goes alone. Real git, a
+// real bare remote; the wait is injected (carryMs), so nothing here waits on a clock.
+
+const makeRepo = repoPerTest();
+const CHANGE = 'sync';
+const syncs: RemoteSync[] = [];
+afterEach(() => {
+  for (const sync of syncs.splice(0)) sync.close();
+});
+
+interface World {
+  repo: TempRepo;
+  origin: TempRepo;
+  events: RunEvent[];
+  sync: RemoteSync;
+  pushes: () => number;
+  /** A new checkpoint on ralph/<change>, recorded in the state as the run's last. */
+  checkpoint: (story: string) => Promise<string>;
+}
+
+async function world(carryMs: number): Promise<World> {
+  const repo = makeRepo();
+  const origin = makeRepo({ commit: false });
+  rmSync(join(origin.dir, '.git'), { recursive: true, force: true });
+  origin.git('init', '-q', '--bare', '-b', 'main');
+  repo.git('remote', 'add', 'origin', origin.dir);
+  repo.git('branch', `ralph/${CHANGE}`);
+  const paths = runPaths(join(repo.dir, '.git'), CHANGE);
+  mkdirSync(paths.dir, { recursive: true });
+  const head = repo.git('rev-parse', 'HEAD');
+  const state = {
+    ...initialRunState(CHANGE, `ralph/${CHANGE}`, { kind: 'branch', name: 'main', sha: head }),
+    step: null,
+    baseSha: head,
+    checkpointSha: head,
+  };
+  await writeRunState(paths.state, state);
+  const ctx: GitContext = { cwd: repo.dir, timeoutMs: TIMEOUT_MS, baseEnv: cleanEnv() };
+  const events: RunEvent[] = [];
+  const sync = createRemoteSync({
+    remote: 'origin',
+    change: CHANGE,
+    ctx,
+    paths,
+    next: (event) => events.push(event),
+    carryMs,
+  });
+  syncs.push(sync);
+  return {
+    repo,
+    origin,
+    events,
+    sync,
+    pushes: () => events.filter((e) => e.type === 'remote.pushed').length,
+    checkpoint: async (story) => {
+      repo.write(`story-${story}.txt`, `${story}\n`);
+      repo.git('add', '-A');
+      repo.git('commit', '-q', '-m', `checkpoint: ${story}`);
+      const sha = repo.git('rev-parse', 'HEAD');
+      repo.git('update-ref', `refs/heads/ralph/${CHANGE}`, sha);
+      await writeRunState(paths.state, { ...state, checkpointSha: sha });
+      return sha;
+    },
+  };
+}
+
+const started = (storyId: string): RunEvent => ({
+  type: 'story.started',
+  storyId,
+  title: `story ${storyId}`,
+  index: Number(storyId) - 1,
+  total: 9,
+  completed: Number(storyId) - 1,
+  attempt: 1,
+});
+
+describe('the pushes of a run that pushes', () => {
+  it("a checkpoint and the next attempt's start go out in one push, the remote's branch and record at the checkpoint", async () => {
+    const w = await world(3_600_000); // never alone within the test
+    w.sync.emit(started('1'));
+    await w.sync.flush();
+    expect(w.pushes()).toBe(1);
+    const sha = await w.checkpoint('1');
+    w.sync.emit({ type: 'checkpoint.created', storyId: '1', sha });
+    w.sync.emit(started('2'));
+    await w.sync.flush();
+    // One push for both steps (each alone would be two).
+    expect(w.pushes()).toBe(2);
+    expect(w.origin.git('rev-parse', `refs/heads/ralph/${CHANGE}`)).toBe(sha);
+    const recorded = JSON.parse(w.origin.git('show', `${recordRef(CHANGE)}:state.json`)) as {
+      checkpointSha: string;
+    };
+    expect(recorded.checkpointSha).toBe(sha);
+  });
+
+  it('a checkpoint with no step following goes out alone once the wait is over', async () => {
+    const w = await world(0);
+    const sha = await w.checkpoint('1');
+    const pushed = new Promise<void>((resolve) => {
+      const poll = (): void => {
+        if (w.pushes() > 0) resolve();
+        else setImmediate(poll);
+      };
+      poll();
+    });
+    w.sync.emit({ type: 'checkpoint.created', storyId: '1', sha });
+    await pushed;
+    expect(w.origin.git('rev-parse', `refs/heads/ralph/${CHANGE}`)).toBe(sha);
+  });
+
+  it("the run's end carries a waiting checkpoint, and run.finished comes after that push", async () => {
+    const w = await world(3_600_000);
+    const sha = await w.checkpoint('1');
+    w.sync.emit({ type: 'checkpoint.created', storyId: '1', sha });
+    w.sync.emit({ type: 'run.finished', outcome: 'complete' } as RunEvent);
+    expect(w.events.map((e) => e.type)).toEqual(['checkpoint.created']);
+    await w.sync.settled();
+    expect(w.events.map((e) => e.type)).toEqual([
+      'checkpoint.created',
+      'remote.pushed',
+      'run.finished',
+    ]);
+    expect(w.origin.git('rev-parse', `refs/heads/ralph/${CHANGE}`)).toBe(sha);
+  });
+});
