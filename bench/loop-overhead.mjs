@@ -19,6 +19,7 @@ import { loopMs, prepareAgent, timedRun } from './lib/ralph-run.mjs';
 import { replayRecording } from './lib/replay.mjs';
 import { formatReport } from './lib/report.mjs';
 import { ROOT, cliPath, option } from './lib/args.mjs';
+import { loadWatch } from './lib/load.mjs';
 
 const fakeAgent = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 
@@ -50,6 +51,7 @@ const env = {
   GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
 };
 const timesFile = path.join(work, 'agent-times.txt');
+const load = loadWatch();
 
 try {
   const sizes = [
@@ -109,7 +111,7 @@ try {
   }
 
   const results = { rounds, stories, cases, long, longRounds };
-  process.stdout.write(`${formatReport(results)}\n`);
+  process.stdout.write(`${formatReport(results)}\n\n${load.report()}\n`);
   if (jsonOut) {
     const plain = {
       rounds,
@@ -173,7 +175,14 @@ async function measure(way, template, variant, recording, n) {
   return inCopy(template, async (repo) => {
     const agent = agentRunner({ fakeAgent, scenarioFile: variant.agent.scenarioFile, env });
     if (way === 'floor') {
-      return protocolFloor({ repo, env, stories: n, failFirst: variant.failFirst, agent });
+      return protocolFloor({
+        repo,
+        env,
+        stories: n,
+        failFirst: variant.failFirst,
+        scenarioFile: variant.agent.scenarioFile,
+        fakeAgent,
+      });
     }
     if (way === 'replay') {
       const replay = replayRecording(recording.entries, {
