@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { ROOT, cliPath, option } from './lib/args.mjs';
+import { loadWatch } from './lib/load.mjs';
 import { median, ratio, spread, table } from './lib/stats.mjs';
 
 const cli = cliPath();
@@ -22,6 +23,7 @@ const withOpenspec = process.argv.includes('--openspec');
 const log = (text) => process.stderr.write(`${text}\n`);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-bench-list-'));
+const load = loadWatch();
 try {
   const repo = path.join(work, 'repo');
   const source = path.join(ROOT, 'test/fixtures/openspec-repo/changes');
@@ -72,7 +74,7 @@ try {
     ratio(median(samples.get(w.name)), floor),
   ]);
   process.stdout.write(`list on ${changes} changes (${files} files), ${rounds} rounds\n\n`);
-  process.stdout.write(`${table(['way', 'wall time', 'vs node'], rows)}\n`);
+  process.stdout.write(`${table(['way', 'wall time', 'vs node'], rows)}\n\n${load.report()}\n`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

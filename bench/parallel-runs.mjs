@@ -15,6 +15,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { benchEnv, copyRepo, git } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
 import { ROOT, cliPath, option } from './lib/args.mjs';
+import { loadWatch } from './lib/load.mjs';
 
 const fakeAgent = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 const CHANGES = ['alpha', 'beta', 'gamma'];
@@ -43,6 +44,7 @@ const agentFlags = [
 ];
 const runEnv = { ...env, FAKE_AGENT_SCENARIO: scenarioFile };
 
+const load = loadWatch();
 try {
   const template = makeRepo(path.join(work, 'template'));
   const samples = { parallel: [], sequential: [] };
@@ -71,7 +73,7 @@ try {
     `${table(['', 'wall (median, min–max)', 'ralphtool CPU', 'CPU / wall'], [row('parallel'), row('sequential')])}\n`,
   );
   process.stdout.write(
-    `\n${CHANGES.length} changes × ${stories} stories, ${rounds} rounds, ${os.cpus().length} cores\n`,
+    `\n${CHANGES.length} changes × ${stories} stories, ${rounds} rounds, ${os.cpus().length} cores\n${load.report()}\n`,
   );
 } finally {
   rmSync(work, { recursive: true, force: true });

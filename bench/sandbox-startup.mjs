@@ -11,6 +11,7 @@ import process from 'node:process';
 import { sandboxPolicy } from '../dist/core/sandbox-policy.js';
 import { execProgram } from '../dist/process/exec.js';
 import { openSandbox } from '../dist/process/sandbox.js';
+import { loadWatch } from './lib/load.mjs';
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -24,6 +25,7 @@ const tree = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-bench-sandbox-'));
 const env = process.env;
 const home = env.HOME ?? os.homedir();
 
+const load = loadWatch();
 const setUp = process.hrtime.bigint();
 const session = await openSandbox([], env);
 const setUpMs = ms(setUp);
@@ -68,6 +70,7 @@ process.stdout.write(
   [
     `sandbox set-up, once per run (proxy + probe): ${result.setUpOncePerRunMs} ms`,
     `an attempt's start, median of ${rounds}: plain ${result.plainMs} ms · contained ${result.containedMs} ms (of which the wrap ${result.wrapMs} ms) · added ${result.addedPerAttemptMs} ms`,
+    load.report(),
     '',
   ].join('\n'),
 );

@@ -9,6 +9,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { soakOnce } from '../test/slow/soak/soak-world.mjs';
+import { loadWatch } from './lib/load.mjs';
 
 const { values: flags } = parseArgs({
   options: {
@@ -68,6 +69,7 @@ function choiceFor(seed) {
 
 const seeds = Array.from({ length: count }, (_, i) => first + i);
 const results = [];
+const load = loadWatch();
 const started = Date.now();
 let next = 0;
 
@@ -110,7 +112,7 @@ async function worker() {
 await Promise.all(Array.from({ length: Math.min(jobs, seeds.length) }, worker));
 results.sort((a, b) => a.seed - b.seed);
 const wallMs = Date.now() - started;
-process.stdout.write(summarize(results, wallMs));
+process.stdout.write(`${summarize(results, wallMs)}${load.report()}\n`);
 if (flags.json)
   writeFileSync(flags.json, `${JSON.stringify({ flags, wallMs, results }, null, 2)}\n`);
 process.exit(results.some((r) => r.problems.length > 0) ? 1 : 0);

@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { CHANGE, benchEnv, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { median, ratio, table } from './lib/stats.mjs';
 import { cliPath, option } from './lib/args.mjs';
+import { loadWatch } from './lib/load.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const streamAgent = path.join(here, 'lib/stream-agent.mjs');
@@ -43,6 +44,7 @@ mkdirSync(path.join(work, 'home'));
 const env = benchEnv(path.join(work, 'home'));
 chmodSync(streamAgent, 0o755);
 
+const load = loadWatch();
 try {
   const template = makeFixtureRepo(work, 'fixture', { files: 20, stories: 1 }, env);
   const cases = [
@@ -117,6 +119,8 @@ try {
       '',
       'through ralphtool = size / (run − empty run); agent alone = the stand-in writing to /dev/null',
       'peak RSS = VmHWM of the ralphtool process (not of the agent)',
+      '',
+      load.report(),
       '',
     ].join('\n'),
   );

@@ -15,6 +15,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { cliPath, option } from './lib/args.mjs';
+import { loadWatch } from './lib/load.mjs';
 import { benchEnv, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
 
@@ -36,6 +37,7 @@ const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).
 const work = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-bench-ui-'));
 mkdirSync(path.join(work, 'home'));
 const env = benchEnv(path.join(work, 'home'));
+const load = loadWatch();
 try {
   const template = makeFixtureRepo(work, 'fixture', { files: 20, stories: 1 }, env);
   const results = new Map(clis.map((c) => [c.name, { cpu: [], keys: [] }]));
@@ -59,7 +61,9 @@ try {
   process.stdout.write(
     `terminal UI, Agent tab, agent printing ${rate} lines/s; ${rounds} rounds, ${keyCount} keys each\n\n`,
   );
-  process.stdout.write(`${table(['cli', 'CPU of one core', 'Tab → screen'], rows)}\n`);
+  process.stdout.write(
+    `${table(['cli', 'CPU of one core', 'Tab → screen'], rows)}\n\n${load.report()}\n`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

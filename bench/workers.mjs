@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { benchEnv, git } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
 import { ROOT, cliPath, option } from './lib/args.mjs';
+import { loadWatch } from './lib/load.mjs';
 
 const fakeAgent = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 const cli = cliPath();
@@ -50,6 +51,7 @@ const agentFlags = [
   `'${process.execPath}' '${fakeAgent}'`,
 ];
 
+const load = loadWatch();
 try {
   const samples = new Map(counts.map((n) => [n, []]));
   for (let r = 0; r < rounds; r++) {
@@ -73,7 +75,7 @@ try {
     `${table(['', 'wall (median)', 'agent time per worker (ideal)', 'speed-up vs agent time'], rows)}\n`,
   );
   process.stdout.write(
-    `\n${changeCount} changes × ${stories} stories, agent ${sleepMs} ms per story, ${rounds} round(s), ${os.cpus().length} cores\n`,
+    `\n${changeCount} changes × ${stories} stories, agent ${sleepMs} ms per story, ${rounds} round(s), ${os.cpus().length} cores\n${load.report()}\n`,
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
