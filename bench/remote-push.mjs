@@ -6,8 +6,11 @@
 // claim's create and release besides), and the bytes the remote received (its packs: the bare
 // repository keeps every push as a pack, receive.unpackLimit=1). Runs the BUILT CLI.
 //
+// With --baseline, a second build's local and pushed runs take turns with this one's, round by
+// round, so the two builds' ratios come from the same minutes of the machine.
+//
 //   node bench/remote-push.mjs [--rounds 5] [--stories 10] [--files 20] [--fail-once]
-//                              [--cli path/to/dist/cli/main.js]
+//                              [--cli path/to/dist/cli/main.js] [--baseline other/dist/cli/main.js]
 import { spawn } from 'node:child_process';
 import {
   existsSync,
@@ -24,6 +27,7 @@ import process from 'node:process';
 import { CHANGE, benchEnv, copyRepo, git, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { median, table } from './lib/stats.mjs';
 import { ROOT, cliPath, option } from './lib/args.mjs';
+import { loadWatch } from './lib/load.mjs';
 
 const fakeAgent = path.join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 
@@ -32,11 +36,19 @@ const rounds = Number(option('rounds', '5'));
 const stories = Number(option('stories', '10'));
 const files = Number(option('files', '20'));
 const failOnce = process.argv.includes('--fail-once');
+const baseline = option('baseline', null);
+const builds = [
+  { name: 'this build', cli },
+  ...(baseline === null ? [] : [{ name: 'baseline', cli: path.resolve(baseline) }]),
+];
 const log = (text) => process.stderr.write(`${text}\n`);
-if (!existsSync(cli)) {
-  log(`${cli} is missing: build first (npm run build)`);
-  process.exit(1);
+for (const build of builds) {
+  if (!existsSync(build.cli)) {
+    log(`${build.cli} is missing: build first (npm run build)`);
+    process.exit(1);
+  }
 }
+const load = loadWatch();
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-bench-push-'));
 const home = path.join(work, 'home');
@@ -65,34 +77,51 @@ const agentFlags = [
 
 try {
   const template = makeFixtureRepo(work, 'template', { files, stories }, env);
-  const samples = { local: [], push: [] };
+  for (const build of builds) build.samples = { local: [], push: [] };
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? ['local', 'push'] : ['push', 'local'];
-    for (const kind of order) {
-      log(`round ${r + 1}/${rounds}: ${kind}`);
-      samples[kind].push(await once(template, kind === 'push'));
+    // Every build's local and pushed run each round, taking turns going first.
+    const ways = builds.flatMap((build) => [
+      { build, kind: 'local' },
+      { build, kind: 'push' },
+    ]);
+    for (let k = 0; k < ways.length; k++) {
+      const { build, kind } = ways[(k + r) % ways.length];
+      log(`round ${r + 1}/${rounds}: ${build.name}, ${kind}`);
+      build.samples[kind].push(await once(template, kind === 'push', build.cli));
     }
   }
   const perStory = (values) => values.map((v) => v / stories);
-  const wall = (kind) => range(perStory(samples[kind].map((s) => s.wallMs)), 'ms');
-  const pushes = median(samples.push.map((s) => s.pushes)) / stories;
-  const bytes = median(samples.push.map((s) => s.bytes)) / stories;
-  const ratio =
-    median(samples.push.map((s) => s.wallMs)) / median(samples.local.map((s) => s.wallMs));
+  const rows = [];
+  const ratios = [];
+  for (const build of builds) {
+    const { samples } = build;
+    const wall = (kind) => range(perStory(samples[kind].map((s) => s.wallMs)), 'ms');
+    const pushes = median(samples.push.map((s) => s.pushes)) / stories;
+    const bytes = median(samples.push.map((s) => s.bytes)) / stories;
+    const ratio =
+      median(samples.push.map((s) => s.wallMs)) / median(samples.local.map((s) => s.wallMs));
+    const excess =
+      (median(samples.push.map((s) => s.wallMs)) - median(samples.local.map((s) => s.wallMs))) /
+      stories;
+    rows.push([`${build.name}: local only`, wall('local'), '0', '0']);
+    rows.push([
+      `${build.name}: --push (bare repo, same disk)`,
+      wall('push'),
+      pushes.toFixed(2),
+      `${Math.round(bytes)}`,
+    ]);
+    ratios.push(
+      `${build.name}: --push / local ${ratio.toFixed(2)}×, ${excess.toFixed(0)} ms per story above local`,
+    );
+  }
   process.stdout.write(
-    `${table(
-      ['', 'wall per story (median, min–max)', 'pushes per story', 'bytes per story'],
-      [
-        ['local only', wall('local'), '0', '0'],
-        ['--push (bare repo, same disk)', wall('push'), pushes.toFixed(2), `${Math.round(bytes)}`],
-      ],
-    )}\n\n--push / local: ${ratio.toFixed(2)}× · ${stories} stories${failOnce ? ' (each fails once)' : ''}, ${files} files, ${rounds} rounds, ${os.cpus().length} cores\n`,
+    `${table(['', 'wall per story (median, min–max)', 'pushes per story', 'bytes per story'], rows)}\n\n${ratios.join('\n')}\n${stories} stories${failOnce ? ' (each fails once)' : ''}, ${files} files, ${rounds} rounds\n${load.report()}\n`,
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-async function once(template, push) {
+async function once(template, push, cliFile) {
   const repo = copyRepo(template, env);
   const origin = `${repo}-origin.git`;
   try {
@@ -113,7 +142,7 @@ async function once(template, push) {
       ...(push ? ['--push', 'origin'] : []),
     ];
     const started = process.hrtime.bigint();
-    const { code, stdout, stderr } = await run(args, repo);
+    const { code, stdout, stderr } = await run(cliFile, args, repo);
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     if (code !== 0) throw new Error(`ralphtool failed (${code}): ${stderr}`);
     const events = stdout
@@ -145,9 +174,9 @@ function packBytes(bare) {
     .reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
 }
 
-function run(args, cwd) {
+function run(cliFile, args, cwd) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], {
+    const child = spawn(process.execPath, [cliFile, ...args], {
       cwd,
       env: runEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
