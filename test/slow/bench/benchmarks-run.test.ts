@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execProgram } from '../../../src/process/exec.js';
 import { CLI_PATH } from '../../support/cli.js';
+import { sandboxToolsAvailable } from '../../support/sandbox-tools.js';
 import { tmuxAvailable } from '../../support/tmux.js';
 
 /** The checkout (vitest runs from it, as CLI_PATH assumes). */
@@ -15,6 +16,11 @@ async function runScript(script: string, args: readonly string[]): Promise<strin
     reject: false,
   });
   expect(result.exitCode, result.stderr).toBe(0);
+  // Every report is dated with the machine's load at its start and end (bench/lib/load.mjs).
+  expect(result.stdout).toMatch(
+    /^load at start: \d{4}-\d\d-\d\d \d\d:\d\d UTC, \d+ cores, load average [\d.]+ [\d.]+ [\d.]+/m,
+  );
+  expect(result.stdout).toMatch(/^load at end: +\d{4}-\d\d-\d\d \d\d:\d\d UTC/m);
   return result.stdout;
 }
 
@@ -72,8 +78,53 @@ describe('the benchmark scripts still run', () => {
       CLI_PATH,
     ]);
     expect(stdout).toContain('pushes per story');
-    expect(stdout).toMatch(/--push \/ local: \d+\.\d+×/);
+    expect(stdout).toMatch(/this build: --push \/ local \d+\.\d+×, -?\d+ ms per story above local/);
   }, 240_000);
+
+  it('review-round.mjs reports the review round against the reviewer alone for a tiny run', async () => {
+    const stdout = await runScript('bench/review-round.mjs', [
+      ...['--rounds', '1', '--stories', '1', '--cli', CLI_PATH],
+    ]);
+    expect(stdout).toMatch(/the review round \(events\)\s+\S+ ms \([\d.–]+\)\s+\d+\.\d+×/);
+    expect(stdout).toMatch(/the reviewer alone \(floor\)\s+\S+ ms/);
+  }, 240_000);
+
+  it("worker-pickup.mjs reports a worker's pick-up against a start by hand for a tiny run", async () => {
+    const stdout = await runScript('bench/worker-pickup.mjs', [
+      ...['--rounds', '1', '--changes', '2', '--cli', CLI_PATH],
+    ]);
+    expect(stdout).toMatch(/worker: one change → the next\s+\S+ ms \([\d.–]+\)\s+\d+\.\d+×/);
+    expect(stdout).toMatch(/by hand: run <change> --push origin\s+\S+ ms/);
+  }, 240_000);
+
+  it("governor-check.mjs reports the governor's check against a bare read for a tiny run", async () => {
+    const stdout = await runScript('bench/governor-check.mjs', [
+      ...['--rounds', '4', '--remote-rounds', '2'],
+    ]);
+    expect(stdout).toMatch(
+      /the governor's check \(file read \+ decision\)\s+[\d.]+ ms .*\d+\.\d+×/,
+    );
+    expect(stdout).toMatch(
+      /a look at the remote's entry \(fetch \+ cat-file\)\s+[\d.]+ ms .*\d+\.\d+×/,
+    );
+  }, 240_000);
+
+  it('workers.mjs reports the wall time of one worker for a tiny run', async () => {
+    const stdout = await runScript('bench/workers.mjs', [
+      ...['--changes', '1', '--stories', '1', '--sleep-ms', '10', '--workers', '1'],
+      ...['--cli', CLI_PATH],
+    ]);
+    expect(stdout).toMatch(/1 worker\s+[\d.]+ s/);
+  }, 240_000);
+
+  it.skipIf(!sandboxToolsAvailable())(
+    'sandbox-startup.mjs reports what containing an attempt adds for a tiny run',
+    async () => {
+      const stdout = await runScript('bench/sandbox-startup.mjs', ['--rounds', '2']);
+      expect(stdout).toMatch(/added [\d.]+ ms/);
+    },
+    240_000,
+  );
 
   it('soak.mjs runs one seed and finds it consistent', async () => {
     const stdout = await runScript('bench/soak.mjs', [
