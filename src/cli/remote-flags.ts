@@ -17,7 +17,7 @@ export function addPushOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--push <remote>',
-        "claim the change on this git remote, then push the branch, the attempt refs and the run's record there after every step (a new run is refused while the work tree has uncommitted files: they would be pushed)",
+        "claim the change on this git remote, then push the branch, the attempt refs and the run's record there after every step (steps seconds apart in one push; a new run is refused while the work tree has uncommitted files: they would be pushed)",
       ),
     )
     .addOption(

@@ -10,8 +10,9 @@ import { createRemoteSync, type RemoteSync } from '../../src/run/remote/remote-s
 import { TIMEOUT_MS, cleanEnv, repoPerTest, type TempRepo } from '../git/helpers.js';
 
 // The pushes of `--push` (docs/git-protocol.md, "Pushes"): a checkpoint's push waits for the
-// step that follows it and goes with it; with no step following, it goes alone. Real git, a
-// real bare remote; the wait is injected (carryMs), so nothing here waits on a clock.
+// step that follows it and goes with it; with no step following, it goes alone; a push starts
+// the gap after the last one at the soonest, the steps made meanwhile going together. Real git,
+// a real bare remote; the waits are injected (carryMs, gapMs), so nothing here waits on a clock.
 
 const makeRepo = repoPerTest();
 const CHANGE = 'sync';
@@ -30,7 +31,7 @@ interface World {
   checkpoint: (story: string) => Promise<string>;
 }
 
-async function world(carryMs: number): Promise<World> {
+async function world(carryMs: number, gapMs?: number): Promise<World> {
   const repo = makeRepo();
   const origin = makeRepo({ commit: false });
   rmSync(join(origin.dir, '.git'), { recursive: true, force: true });
@@ -56,6 +57,7 @@ async function world(carryMs: number): Promise<World> {
     paths,
     next: (event) => events.push(event),
     carryMs,
+    ...(gapMs === undefined ? {} : { gapMs }),
   });
   syncs.push(sync);
   return {
@@ -132,6 +134,21 @@ describe('the pushes of a run that pushes', () => {
       'remote.pushed',
       'run.finished',
     ]);
+    expect(w.origin.git('rev-parse', `refs/heads/ralph/${CHANGE}`)).toBe(sha);
+  });
+
+  it('steps made within the gap after a push wait and go together in one push', async () => {
+    const w = await world(3_600_000, 3_600_000);
+    w.sync.emit(started('1'));
+    await w.sync.flush();
+    expect(w.pushes()).toBe(1);
+    const sha = await w.checkpoint('1');
+    w.sync.emit({ type: 'checkpoint.created', storyId: '1', sha });
+    w.sync.emit(started('2'));
+    w.sync.emit({ type: 'story.blocked', storyId: '2', question: 'which?' } as RunEvent);
+    // A flush (the run's end) goes at once, whatever the gap: one push for the three steps.
+    await w.sync.flush();
+    expect(w.pushes()).toBe(2);
     expect(w.origin.git('rev-parse', `refs/heads/ralph/${CHANGE}`)).toBe(sha);
   });
 });

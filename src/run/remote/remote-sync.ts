@@ -1,14 +1,8 @@
 import { hostname } from 'node:os';
-import type { RunEvent, RunEventType } from '../../core/events.js';
+import type { RunEvent } from '../../core/events.js';
 import { messageOf } from '../../core/error-details.js';
 import type { GitContext } from '../../git/git.js';
-import {
-  parseRunState,
-  ralphBranch,
-  type RunPaths,
-  type RunState,
-} from '../../checkpoint/index.js';
-import { readFile } from 'node:fs/promises';
+import { ralphBranch, type RunPaths } from '../../checkpoint/index.js';
 import { branchSha } from '../../git/repo.js';
 import { claimRef, runRefspecs } from '../../remote/names.js';
 import { branchMovedOnRemote, currentProgress, pushRun } from '../../remote/push.js';
@@ -16,44 +10,24 @@ import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
 import { readRunRefs } from '../../remote/run-refs.js';
 import type { Secret } from '../../core/redact.js';
 import { createSecretScreen } from './secret-screen.js';
+import {
+  CARRIED,
+  CARRY_MS,
+  PUSH_BACKOFF,
+  PUSH_GAP_MS,
+  PUSHED_AFTER,
+  readQuietState,
+} from './push-timing.js';
 
 // `--push <remote>` (docs/contract.md, "Every step on the remote"; how pushes are serialised:
 // docs/git-protocol.md, "Pushes"): after the start, each
 // attempt's start, each checkpoint and each saved attempt, the run's refs and its record are
 // pushed. The loop never waits for a push; pushes run one at a time, requests made meanwhile
 // are folded into the next one, a checkpoint's push waits (up to CARRY_MS) for the next step so
-// that one push carries both, and a failure is retried with a growing pause and reported,
+// that one push carries both, and a push starts PUSH_GAP_MS after the last one at the soonest
+// (the run's end at once), and a failure is retried with a growing pause and reported,
 // never the run's end. `run.finished` is held until the last push has been tried, so that it
 // stays the last event and the process does not end before the remote has the run's end.
-
-/** The events after which the remote gets the run's refs and record. */
-export const PUSHED_AFTER: ReadonlySet<RunEventType> = new Set<RunEventType>([
-  'run.started',
-  'story.started',
-  'checkpoint.created',
-  'checkpoint.reverted',
-  'story.blocked',
-  'story.exhausted',
-  'limit.reached',
-  'agent.limited',
-  'run.finished',
-]);
-
-/**
- * The events whose push waits for the next step: the attempt that starts next (or the run's end,
- * a question, a wait) is pushed with it in one push, so a story costs one push, not two. When
- * no such step comes within `CARRY_MS` the push goes alone.
- */
-export const CARRIED: ReadonlySet<RunEventType> = new Set<RunEventType>([
-  'checkpoint.created',
-  'checkpoint.reverted',
-]);
-
-/** How long a carried push waits for the next step before it goes alone. */
-export const CARRY_MS = 2_000;
-
-/** Pauses after failed pushes: doubling from the first, never longer than the last. */
-export const PUSH_BACKOFF = { firstMs: 2_000, maxMs: 5 * 60_000 } as const;
 
 export interface RemoteSyncConfig {
   remote: string;
@@ -80,6 +54,10 @@ export interface RemoteSyncConfig {
   settleMs?: number;
   /** How long a checkpoint's push waits for the next step to go with it (CARRY_MS). */
   carryMs?: number;
+  /** The least time between two pushes' starts (PUSH_GAP_MS). */
+  gapMs?: number;
+  /** The clock the gap is measured by (epoch ms). */
+  now?: () => number;
 }
 
 export interface RemoteSync {
@@ -104,7 +82,12 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
   let running: Promise<void> | null = null;
   let failures = 0;
   let retry: NodeJS.Timeout | null = null;
+  /** A push held back (carried, or waiting for the gap): it kicks when it fires. */
   let carry: NodeJS.Timeout | null = null;
+  let carryUntil = 0;
+  let lastPushAt = Number.NEGATIVE_INFINITY;
+  const now = config.now ?? Date.now;
+  const gapMs = config.gapMs ?? PUSH_GAP_MS;
   let closed = false;
   let disabled = false;
   let held: RunEvent | null = null;
@@ -204,20 +187,53 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     if (retry !== null) return;
     retry = setTimeout(() => {
       retry = null;
-      kick().catch(() => undefined); // pushOnce reports its own failures
+      // The backoff decides when a failed push is tried again, not the gap.
+      kick(true).catch(() => undefined); // pushOnce reports its own failures
     }, ms);
     retry.unref();
   };
 
-  const kick = (): Promise<void> => {
+  /** A carried push waits no longer: the next step (or the run's end) goes now, with it. */
+  const dropCarry = (): void => {
+    if (carry === null) return;
+    clearTimeout(carry);
+    carry = null;
+  };
+
+  /** Holds the push back `ms`, then kicks; a shorter hold replaces a longer one. */
+  const holdFor = (ms: number): void => {
+    const until = now() + ms;
+    if (carry !== null && carryUntil <= until) return;
+    dropCarry();
+    carryUntil = until;
+    carry = setTimeout(() => {
+      carry = null;
+      if (retry === null) kick().catch(() => undefined);
+    }, ms);
+    carry.unref();
+  };
+
+  /** Whether the push may go now (`urgent`: whatever the hold and the gap); else held. */
+  const mayGo = (urgent: boolean): boolean => {
+    if (urgent) return true;
+    if (carry !== null) return false;
+    const wait = lastPushAt + gapMs - now();
+    if (wait <= 0) return true;
+    holdFor(wait);
+    return false;
+  };
+
+  const kick = (urgent = false): Promise<void> => {
     if (running !== null) return running;
-    if (done >= wanted || disabled) return Promise.resolve();
+    if (done >= wanted || disabled || !mayGo(urgent)) return Promise.resolve();
     running = (async () => {
       try {
-        // While a push runs, new requests wait for it, then the next push covers them all (a
-        // carried one goes with the next step instead).
-        while (done < wanted && !disabled && carry === null && !(failures > 0 && retry !== null)) {
+        // While a push runs, new requests wait for it, then the next push covers them all —
+        // once the gap is over (a carried one goes with the next step instead).
+        while (done < wanted && !disabled && !(failures > 0 && retry !== null)) {
+          if (!mayGo(urgent)) break;
           const before = failures;
+          lastPushAt = now();
           await pushOnce();
           if (failures > before) break;
         }
@@ -228,13 +244,6 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     return running;
   };
 
-  /** A carried push waits no longer: the next step (or the run's end) goes now, with it. */
-  const dropCarry = (): void => {
-    if (carry === null) return;
-    clearTimeout(carry);
-    carry = null;
-  };
-
   const flush = async (): Promise<boolean> => {
     dropCarry();
     if (wanted === done) wanted += 1;
@@ -243,7 +252,8 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       retry = null;
     }
     await running;
-    await kick();
+    dropCarry();
+    await kick(true);
     return done >= wanted;
   };
 
@@ -265,13 +275,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       if (PUSHED_AFTER.has(event.type)) {
         wanted += 1;
         if (CARRIED.has(event.type)) {
-          if (carry === null && retry === null && !disabled) {
-            carry = setTimeout(() => {
-              carry = null;
-              if (retry === null) kick().catch(() => undefined);
-            }, config.carryMs ?? CARRY_MS);
-            carry.unref();
-          }
+          if (carry === null && retry === null && !disabled) holdFor(config.carryMs ?? CARRY_MS);
           return;
         }
         dropCarry();
@@ -305,23 +309,4 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       retry = null;
     },
   };
-}
-
-/**
- * Reads the run state, waiting (briefly) while it records a git sequence half-way: a record
- * pushed then would name a checkpoint the branch has already left, or one it has not reached
- * yet. Returns the text read (the record holds exactly it) and what it says.
- */
-async function readQuietState(
-  stateFile: string,
-  settleMs: number,
-): Promise<{ text: string; state: RunState } | null> {
-  const until = Date.now() + settleMs;
-  for (;;) {
-    const text = await readFile(stateFile, 'utf8').catch(() => null);
-    if (text === null) return null;
-    const state = parseRunState(text, stateFile);
-    if (state.step === null || Date.now() >= until) return { text, state };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
