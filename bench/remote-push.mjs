@@ -96,6 +96,9 @@ try {
   for (const build of builds) {
     const { samples } = build;
     const wall = (kind) => range(perStory(samples[kind].map((s) => s.wallMs)), 'ms');
+    const cpu = (kind) => range(perStory(samples[kind].map((s) => s.cpuMs)), 'ms');
+    const cpuRatio =
+      median(samples.push.map((s) => s.cpuMs)) / median(samples.local.map((s) => s.cpuMs));
     const pushes = median(samples.push.map((s) => s.pushes)) / stories;
     const bytes = median(samples.push.map((s) => s.bytes)) / stories;
     const ratio =
@@ -103,19 +106,20 @@ try {
     const excess =
       (median(samples.push.map((s) => s.wallMs)) - median(samples.local.map((s) => s.wallMs))) /
       stories;
-    rows.push([`${build.name}: local only`, wall('local'), '0', '0']);
+    rows.push([`${build.name}: local only`, wall('local'), cpu('local'), '0', '0']);
     rows.push([
       `${build.name}: --push (bare repo, same disk)`,
       wall('push'),
+      cpu('push'),
       pushes.toFixed(2),
       `${Math.round(bytes)}`,
     ]);
     ratios.push(
-      `${build.name}: --push / local ${ratio.toFixed(2)}×, ${excess.toFixed(0)} ms per story above local`,
+      `${build.name}: --push / local ${ratio.toFixed(2)}×, ${excess.toFixed(0)} ms per story above local; CPU ${cpuRatio.toFixed(2)}×`,
     );
   }
   process.stdout.write(
-    `${table(['', 'wall per story (median, min–max)', 'pushes per story', 'bytes per story'], rows)}\n\n${ratios.join('\n')}\n${stories} stories${failOnce ? ' (each fails once)' : ''}, ${files} files, ${rounds} rounds\n${load.report()}\n`,
+    `${table(['', 'wall per story (median, min–max)', 'CPU per story', 'pushes per story', 'bytes per story'], rows)}\n\n${ratios.join('\n')}\n${stories} stories${failOnce ? ' (each fails once)' : ''}, ${files} files, ${rounds} rounds\n${load.report()}\n`,
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
@@ -142,7 +146,7 @@ async function once(template, push, cliFile) {
       ...(push ? ['--push', 'origin'] : []),
     ];
     const started = process.hrtime.bigint();
-    const { code, stdout, stderr } = await run(cliFile, args, repo);
+    const { code, stdout, stderr, cpuMs } = await run(cliFile, args, repo);
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     if (code !== 0) throw new Error(`ralphtool failed (${code}): ${stderr}`);
     const events = stdout
@@ -157,6 +161,7 @@ async function once(template, push, cliFile) {
     // The claim: one push to take it, one to release it (no heartbeat in so short a run).
     return {
       wallMs,
+      cpuMs,
       pushes: push ? pushed.length + 2 : 0,
       bytes: push ? packBytes(origin) - before : 0,
     };
@@ -174,9 +179,14 @@ function packBytes(bare) {
     .reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
 }
 
+// ralphtool under bash, whose `times` then prints the CPU its children used (ralphtool and every
+// process it waited for: git, the agents, the pushes' receiving side): user and system seconds,
+// on stderr's last line. On a loaded machine wall times scatter; CPU seconds hardly do.
+
 function run(cliFile, args, cwd) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliFile, ...args], {
+    const withTimes = '"$@"; code=$?; times >&2; exit $code';
+    const child = spawn('bash', ['-c', withTimes, 'bash', process.execPath, cliFile, ...args], {
       cwd,
       env: runEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -185,7 +195,14 @@ function run(cliFile, args, cwd) {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.on('exit', (code) => {
+      const last = stderr.trimEnd().split('\n').at(-1) ?? '';
+      const secs = [...last.matchAll(/(\d+)m([\d.]+)s/g)].map(
+        (m) => Number(m[1]) * 60 + Number(m[2]),
+      );
+      const cpuMs = secs.length === 2 ? (secs[0] + secs[1]) * 1000 : NaN;
+      resolve({ code, stdout, stderr, cpuMs });
+    });
   });
 }
 
