@@ -29,6 +29,13 @@ import { takeUserTasksEdits } from './user-tasks.js';
 import { pinCheckpoint, unpinCheckpoint } from './checkpoint-pin.js';
 import { assertOriginalFree } from './worktrees.js';
 import { bringWorkHome } from './home-cleanup.js';
+import {
+  beginResolve,
+  finishResolve,
+  undoResolve,
+  type ResolveRecord,
+  type ResolveRequest,
+} from './resolve-home.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { headAndCleanliness, operationInProgress } from '../git/status.js';
 import { GitDirWatch } from './git-dir-watch.js';
@@ -198,6 +205,7 @@ export class CheckpointRun extends GuardedRun {
    */
   async cleanup(opts: CallOptions & { outcome?: RunOutcome } = {}): Promise<string | null> {
     this.refuseIfFinished();
+    await this.dropUnfinishedResolve(opts);
     const g = this.runGit(opts);
     if (this.current.step?.op === 'start' && (await undoStart(g, this.current))) {
       await this.finish('cleanup', opts.outcome);
@@ -250,6 +258,7 @@ export class CheckpointRun extends GuardedRun {
     opts: CallOptions & { outcome?: RunOutcome; final?: boolean } = {},
   ): Promise<string | null> {
     this.refuseIfFinished();
+    await this.dropUnfinishedResolve(opts);
     // No step marker: keeping is one state write once the tree is known to be at the checkpoint.
     await this.ensureAtCheckpoint(opts);
     await forgetUserBytes(this.runGit(opts));
@@ -258,6 +267,86 @@ export class CheckpointRun extends GuardedRun {
     // A run in a worktree of its own: the work is on the branch, the worktree goes (home-keep.ts).
     const gone = await giveWorktreeBack(this.runGit(opts).ctx, this.current);
     return gone === null ? staged : staged === null ? gone : `${staged}; ${gone}`;
+  }
+
+  /**
+   * `--resolve-conflicts`: the branch moved onto the user's work tree with the conflicts in its
+   * files and a story to resolve them (resolve-home.ts); the new checkpoint and the record written
+   * in one state write. Null when nothing collides any more.
+   */
+  async resolveOntoHome(
+    req: ResolveRequest,
+    opts: CallOptions = {},
+  ): Promise<ResolveRecord | null> {
+    this.refuseIfFinished();
+    if (this.current.step !== null) await this.finishInterruptedStep(opts);
+    const begun = await beginResolve(this.runGit(opts), this.current, req, {
+      atCheckpoint: async () => {
+        await this.ensureAtCheckpoint(opts);
+      },
+      recordStep: (storyId) =>
+        this.update((draft) => {
+          draft.step = storyId === null ? null : { op: 'resolve', storyId };
+        }),
+      observe: this.options.observeSteps,
+    });
+    if (begun === null) return null;
+    await this.resolved(begun);
+    return begun.record;
+  }
+
+  /**
+   * The resolve story was not done: the branch, the worktree and the checkpoint back where they
+   * were before it (resolve-home.ts), the record forgotten.
+   */
+  async dropResolve(opts: CallOptions = {}): Promise<void> {
+    const record = this.current.resolve ?? null;
+    if (record === null) return;
+    const resumed = this.current.step?.op === 'unresolve';
+    if (!resumed) {
+      await this.ensureAtCheckpoint(opts);
+      await this.update((draft) => {
+        draft.step = { op: 'unresolve' };
+      });
+    }
+    const journal = await undoResolve(
+      this.runGit(opts),
+      record,
+      resumed,
+      this.options.observeSteps,
+    );
+    await this.update((draft) => {
+      draft.checkpointSha = record.from;
+      draft.resolve = null;
+      draft.step = null;
+    });
+    journal.close();
+    this.watch.forget();
+  }
+
+  /**
+   * A cleanup or keep while the resolve story is not done (`finish`): its checkpoint holds the
+   * conflict markers, so the branch goes back before it first.
+   */
+  private async dropUnfinishedResolve(opts: CallOptions): Promise<void> {
+    const resolve = this.current.resolve ?? null;
+    if (resolve === null || this.current.step?.op === 'cleanup') return;
+    if (this.current.stories[resolve.storyId]?.completed === true) return;
+    await this.dropResolve(opts);
+  }
+
+  private async resolved(done: {
+    record: ResolveRecord;
+    checkpoint: string;
+    journal: { close: () => void };
+  }): Promise<void> {
+    await this.update((draft) => {
+      draft.checkpointSha = done.checkpoint;
+      draft.resolve = done.record;
+      draft.step = null;
+    });
+    done.journal.close();
+    this.watch.forget();
   }
 
   /** Finishes the git sequence a crash interrupted, if any; returns the step it finished. */
@@ -303,6 +392,15 @@ export class CheckpointRun extends GuardedRun {
         break;
       case 'cleanup':
         await this.cleanup(opts);
+        break;
+      case 'resolve': {
+        const finished = await finishResolve(this.runGit(opts), this.options.observeSteps);
+        if (finished === null) await this.update((draft) => void (draft.step = null));
+        else await this.resolved(finished);
+        break;
+      }
+      case 'unresolve':
+        await this.dropResolve(opts);
         break;
       case 'keep':
         // Keeping changes no git state, so there is nothing to finish: forget the marker.

@@ -26,6 +26,19 @@ export interface HomeCleanupSteps {
   observe?: StepObserver | undefined;
 }
 
+/**
+ * The cleanup stopped on a collision with the user's work tree, nothing applied: what
+ * `--resolve-conflicts` turns into one more story (run/loop/resolve.ts).
+ */
+export class HomeCollision extends RuntimeError {
+  constructor(
+    message: string,
+    readonly files: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
 /** At most this many colliding files are named in the refusal; the rest are counted. */
 const FILES_SHOWN = 5;
 
@@ -45,21 +58,7 @@ export async function bringWorkHome(
   state: RunState,
   steps: HomeCleanupSteps,
 ): Promise<{ notice: string | null; journal: Journal }> {
-  const home = requireHome(state);
-  // The run's own engine options, for git in the other work trees of the repository.
-  const { timeoutMs, baseEnv, env, signal } = g.ctx;
-  const engine: EngineOptions = {
-    timeoutMs,
-    baseEnv,
-    ...(env ? { env } : {}),
-    ...(signal ? { signal } : {}),
-  };
-  const homeRepo: RepoLocation = {
-    root: home.root,
-    gitDir: home.gitDir,
-    gitCommonDir: g.repo.gitCommonDir,
-  };
-  const homeCtx = engineContext(homeRepo, engine);
+  const { home, homeRepo, homeCtx, engine } = homeWorkTree(g, state);
   await assertHomeReady(homeCtx, homeRepo, state);
   const worktree = state.worktree ?? null;
   const resumed = state.step?.op === 'cleanup';
@@ -72,7 +71,8 @@ export async function bringWorkHome(
     await steps.recordStep('cleanup');
   }
   const checkpoint = requireSha(state.checkpointSha, state);
-  const base = requireSha(state.baseSha, state);
+  // Once the agent brought the branch onto the user's tree (resolve-home.ts), that is the base.
+  const base = state.resolve?.home ?? requireSha(state.baseSha, state);
   const worktreeCtx =
     worktree === null
       ? null
@@ -120,6 +120,28 @@ export async function bringWorkHome(
   return { notice: typeof kept === 'string' ? kept : null, journal };
 }
 
+/** The user's work tree a run in a worktree of its own started from, and git there. */
+export function homeWorkTree(
+  g: RunGit,
+  state: RunState,
+): { home: RunHome; homeRepo: RepoLocation; homeCtx: GitContext; engine: EngineOptions } {
+  const home = requireHome(state);
+  // The run's own engine options, for git in the other work trees of the repository.
+  const { timeoutMs, baseEnv, env, signal } = g.ctx;
+  const engine: EngineOptions = {
+    timeoutMs,
+    baseEnv,
+    ...(env ? { env } : {}),
+    ...(signal ? { signal } : {}),
+  };
+  const homeRepo: RepoLocation = {
+    root: home.root,
+    gitDir: home.gitDir,
+    gitCommonDir: g.repo.gitCommonDir,
+  };
+  return { home, homeRepo, homeCtx: engineContext(homeRepo, engine), engine };
+}
+
 /**
  * The run's work into the user's work tree: their tree as it is now (a snapshot with the run's
  * start as its parent) merged with the checkpoint, the difference written into their files only.
@@ -148,7 +170,7 @@ async function applyHome(at: {
   const merged = await mergeTree(homeCtx, ours, checkpoint);
   if (!merged.clean) {
     await steps.recordStep(null);
-    throw new RuntimeError(collision(state, home, merged.files));
+    throw new HomeCollision(collision(state, home, merged.files), merged.files);
   }
   // Nothing to write when the work is there already (a cleanup interrupted after its apply).
   if (merged.tree === (await treeOf(homeCtx, ours))) return;
@@ -166,7 +188,7 @@ async function applyHome(at: {
  * The user's work tree must be on the branch the run started from (the work goes back where it
  * came from) with no merge or rebase half-way: otherwise nothing is done.
  */
-async function assertHomeReady(
+export async function assertHomeReady(
   ctx: GitContext,
   repo: RepoLocation,
   state: RunState,

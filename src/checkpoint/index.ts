@@ -24,6 +24,7 @@ export { forcedRefPrefix, saveBeforeForce } from './forced-save.js';
 export type { GitOperation, StatusEntry } from '../git/status.js';
 export { attemptRefTips, listAttemptRefs } from './attempt-refs.js';
 export { snapshotHome } from './home-snapshot.js';
+export { HomeCollision } from './home-cleanup.js';
 export {
   attemptName,
   attemptRef,

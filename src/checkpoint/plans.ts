@@ -147,3 +147,20 @@ export function planCleanup(inputs: {
     inputs.unbornOriginal ? !CLEANUP_BORN_ONLY.includes(step) : step !== 'to-unborn-original',
   );
 }
+
+/**
+ * `--resolve-conflicts`: the branch onto the user's work tree, the conflicts left for the agent's
+ * story (docs/git-protocol.md, "Bringing a colliding change home"; resolve-home.ts).
+ */
+export const RESOLVE_STEPS = [
+  // The commit T (the merge with conflict markers, tasks.md with the story) and what it merged.
+  'resolve-commit',
+  // The worktree's branch, index and files at T.
+  'move-branch',
+  'pin',
+] as const;
+export type ResolveStep = (typeof RESOLVE_STEPS)[number];
+
+/** The resolve story not done: the branch back at the checkpoint before it. */
+export const UNRESOLVE_STEPS = ['branch-back', 'pin'] as const;
+export type UnresolveStep = (typeof UNRESOLVE_STEPS)[number];

@@ -21,9 +21,27 @@ const figuresSchema = z.object({
   durationMs: z.number().min(0),
 });
 
+/**
+ * `--resolve-conflicts` (docs/contract.md, "Bringing a colliding change home"): the branch moved
+ * onto the user's work tree, with a story for the agent to resolve the conflicts.
+ */
+const resolveSchema = z.object({
+  /** The story appended to tasks.md. */
+  storyId: z.string().min(1),
+  /** The checkpoint before: the branch goes back there when the story is not done. */
+  from: sha,
+  /**
+   * The user's work tree as a commit (its parents: their HEAD and the run's "initial state"): the
+   * merge base of the cleanup from now on, so that only the agent's resolution is applied.
+   */
+  home: sha,
+  /** The files that collided. */
+  files: z.array(z.string()),
+});
+
 /** A multi-step git sequence in progress; left set by a crash, so the next run can finish it. */
 const stepSchema = z.object({
-  op: z.enum(['start', 'accept', 'revert', 'cleanup', 'keep']),
+  op: z.enum(['start', 'accept', 'revert', 'cleanup', 'keep', 'resolve', 'unresolve']),
   storyId: z.string().optional(),
   attempt: z.number().int().min(0).optional(),
   /** An accept's attempt figures, so that finishing it after a crash records them too. */
@@ -253,6 +271,8 @@ export const runStateSchema = z.object({
       sandboxDenyRead: z.array(z.string()).default([]),
       /** Missing in records written before `--pause-at` existed: none, as it was. */
       pauseAt: z.number().min(1).max(100).nullable().default(null),
+      /** Missing in records written before `--resolve-conflicts` existed: off, as it was. */
+      resolveConflicts: z.boolean().default(false),
       /** Where the run was started from: a relative `--agent-command` program is found there. */
       baseDir: z.string().min(1),
       /** The project's prompt template the run started with; absent or null: the built-in one. */
@@ -260,6 +280,8 @@ export const runStateSchema = z.object({
     })
     // The record holds every part of the intent core/run-intent.ts defines (checked by the type).
     .optional() satisfies z.ZodType<(RunIntent & { baseDir: string }) | undefined>,
+  /** The conflicts the agent is resolving (`--resolve-conflicts`); absent or null when none. */
+  resolve: resolveSchema.nullable().optional(),
   /** The agent (and model) of the attempt running or last run; absent before any attempt. */
   attemptAgent: z
     .object({ agent: z.string().min(1), model: z.string().nullable() })

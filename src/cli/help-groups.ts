@@ -57,6 +57,7 @@ export const OPTION_GROUPS: readonly (readonly [string, Group])[] = [
   ['--parallel', 'several'],
   ['--worktree', 'several'],
   ['--keep-worktree', 'several'],
+  ['--resolve-conflicts', 'several'],
   ['--worktree-parent', 'several'],
   ['--push', 'remote'],
   ['--from', 'remote'],

@@ -70,6 +70,7 @@ export interface RawRunFlags extends RawRemoteFlags, RawReviewFlags, RawSandboxF
   notifyTimeout?: string;
   worktree?: boolean;
   keepWorktree?: boolean;
+  resolveConflicts?: boolean;
   worktreeParent?: string;
   /** several changes at once */
   parallel?: string;
@@ -230,6 +231,12 @@ export function addWorktreeOptions(cmd: Command): Command {
     .addOption(new Option('--keep-worktree', "leave the run's worktree in place when it ends"))
     .addOption(new Option('--worktree-parent <dir>', WORKTREE_PARENT_HELP))
     .addOption(
+      new Option(
+        '--resolve-conflicts',
+        'a run in a worktree whose work collides with yours at the cleanup: its agent gets one more story, bringing the branch onto your work tree, judged like any; then it comes home (else it is kept on ralph/<change>); resume keeps it',
+      ),
+    )
+    .addOption(
       new Option('--all', 'every change with stories left (run), every recorded run (resume)'),
     )
     .addOption(
@@ -368,6 +375,7 @@ export function toRunOptions(flags: RawRunFlags, interactive: boolean): RunOptio
     fallbacks,
     worktree: flags.worktree === true,
     keepWorktree: flags.keepWorktree === true,
+    resolveConflicts: flags.resolveConflicts === true,
     // Absolute: made so where the settings are read (settings/load.ts, `withSettings`).
     worktreeParent: flags.worktreeParent ?? null,
     ...remoteOptions(flags),
@@ -395,6 +403,7 @@ function intentGiven(flags: RawRunFlags): Set<IntentKey> {
     ...reviewIntentGiven(flags),
     ...sandboxIntentGiven(flags),
     ['pauseAt', flags.pauseAt !== undefined],
+    ['resolveConflicts', flags.resolveConflicts === true],
   ];
   return new Set(given.filter(([, yes]) => yes).map(([key]) => key));
 }

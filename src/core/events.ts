@@ -54,6 +54,8 @@ export const FAILURE_KINDS = [
    * and neither its story's tasks nor `--allow-test-changes` let it (core/tests-weakened.ts).
    */
   'tests-weakened',
+  /** The resolve story's attempt (`--resolve-conflicts`) left conflict marker lines in a file. */
+  'conflict-markers',
 ] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
@@ -341,6 +343,23 @@ export type RunEvent =
       verify?: VerifyResult[];
     }
   | { type: 'story.exhausted'; storyId: string; attempts: number; reason: string }
+  | {
+      /**
+       * `--resolve-conflicts` (docs/contract.md, "Bringing a colliding change home"): the cleanup
+       * collided with the user's work tree, so the branch was moved onto it with the conflicts
+       * left in `files`, and tasks.md has one more story for the agent.
+       */
+      type: 'resolve.started';
+      storyId: string;
+      title: string;
+      files: string[];
+    }
+  | {
+      /** The resolve story was not done: the branch back where it was, the work kept on it. */
+      type: 'resolve.dropped';
+      storyId: string;
+      reason: string;
+    }
   | { type: 'error'; message: string; fatal: boolean }
   | { type: 'run.awaiting-choice'; outcome: RunOutcome; options: CompletionChoice[] }
   | {

@@ -53,6 +53,7 @@ const FAILURES_WITH_CONTEXT: ReadonlySet<FailureKind> = new Set([
   'verify-failed',
   'secret-written',
   'tests-weakened',
+  'conflict-markers',
 ]);
 
 /** Beyond this the scenarios are cut and the agent is pointed at the spec files. */
@@ -138,6 +139,7 @@ function previousFailureSection({ previousFailure }: PromptInput): string | null
     'secret-written': 'The previous attempt said COMPLETE, but it wrote a secret into a file:',
     'tests-weakened':
       'The previous attempt said COMPLETE, but it weakened the tests instead of passing them:',
+    'conflict-markers': 'The previous attempt said COMPLETE, but it left conflicts unresolved:',
   };
   return [
     '## Previous Attempt Failed',

@@ -28,6 +28,11 @@ export interface RunIntent {
   sandboxDenyRead: readonly string[];
   /** `--pause-at`: the percent of the account's window at which no new attempt starts. */
   pauseAt: number | null;
+  /**
+   * `--resolve-conflicts`: a cleanup that collides with the user's work tree gives the agent one
+   * more story, bringing the branch onto that tree, instead of keeping the work on the branch.
+   */
+  resolveConflicts: boolean;
 }
 
 export type IntentKey = keyof RunIntent;
@@ -53,6 +58,7 @@ export const INTENT_FLAGS: Readonly<Record<IntentKey, string>> = {
   allowHosts: '--allow-host',
   sandboxDenyRead: '--sandbox-deny-read',
   pauseAt: '--pause-at',
+  resolveConflicts: '--resolve-conflicts',
 };
 
 export const INTENT_KEYS = Object.keys(INTENT_FLAGS) as IntentKey[];

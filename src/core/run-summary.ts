@@ -96,6 +96,29 @@ export function summarize(summary: RunSummary, event: RunEvent, atMs = Date.now(
         tokens: 0,
       };
     }
+    case 'resolve.started':
+      // --resolve-conflicts: one more story, appended to tasks.md after the others were done.
+      if (summary.stories.some((s) => s.id === event.storyId)) return summary;
+      return {
+        ...summary,
+        stories: [
+          ...summary.stories,
+          {
+            id: event.storyId,
+            title: event.title,
+            attempts: 0,
+            result: 'pending',
+            costUsd: 0,
+            costKnown: false,
+            tokens: 0,
+            durationMs: 0,
+            runningSince: null,
+            lastFailure: null,
+            agents: [],
+            flakes: 0,
+          },
+        ],
+      };
     case 'story.started':
       return update(summary, event.storyId, (s) => ({
         ...s,

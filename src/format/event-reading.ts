@@ -213,6 +213,24 @@ export function readEvent(event: RunEvent, context: ReadingContext): EventReadin
       };
     case 'review.finished':
       return { storyId: null, lines: reviewLines(event, one) };
+    case 'resolve.started':
+      return under(event, [
+        {
+          tone: 'notice',
+          text: `⇆ collides with your work tree in ${one(event.files.join(', '))}: this story brings the branch onto it (--resolve-conflicts)`,
+          stream: `⇆ the work collides with your work tree in ${one(event.files.join(', '))}: story ${event.storyId} (${one(event.title)}) brings the branch onto it (--resolve-conflicts)`,
+          cut: 'line',
+        },
+      ]);
+    case 'resolve.dropped':
+      return under(event, [
+        {
+          tone: 'warning',
+          text: `✗ not brought onto your work tree: ${one(event.reason)}; the branch is back where it was`,
+          stream: `✗ story ${event.storyId} did not bring the branch onto your work tree (${one(event.reason)}): the branch is back where it was, the work kept on it`,
+          cut: 'line',
+        },
+      ]);
     // Said by each presenter from its own state (a heading, the summary, the list of errors,
     // the completion screen), or not at all: nothing is said under a story.
     case 'run.started':

@@ -27,6 +27,7 @@ export function intentOf(options: RunOptions): RunIntent {
     allowHosts: [...options.allowHosts],
     sandboxDenyRead: [...options.sandboxDenyRead],
     pauseAt: options.pauseAt,
+    resolveConflicts: options.resolveConflicts,
   };
 }
 

@@ -89,6 +89,11 @@ export interface RunOptions {
   /** `--keep-worktree`: the run's worktree stays when the run ends. */
   keepWorktree: boolean;
   /**
+   * `--resolve-conflicts`: a cleanup of a run in a worktree whose work collides with the user's
+   * work tree gives the agent one more story, bringing the branch onto it (run/loop/resolve.ts).
+   */
+  resolveConflicts: boolean;
+  /**
    * `--worktree-parent <dir>` (an absolute path): the folder the `<repo>.ralph/<change>`
    * worktrees are made in; null = the folder holding the user's repository.
    */

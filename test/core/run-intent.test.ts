@@ -29,6 +29,7 @@ const RECORDED: RunIntent = {
   allowHosts: ['registry.npmjs.org'],
   sandboxDenyRead: ['~/.config/mytool'],
   pauseAt: 90,
+  resolveConflicts: true,
 };
 
 /** What `resume` without flags resolves to: every default. */
@@ -52,6 +53,7 @@ const DEFAULTS: RunIntent = {
   allowHosts: [],
   sandboxDenyRead: [],
   pauseAt: null,
+  resolveConflicts: false,
 };
 
 describe('continueIntent', () => {

@@ -30,6 +30,17 @@ const started: Extract<RunEvent, { type: 'run.started' }> = {
 /** One event of every kind: a kind missing here fails to compile (a key per RunEventType). */
 const SAMPLES: { [K in RunEventType]: Extract<RunEvent, { type: K }> } = {
   'run.started': started,
+  'resolve.started': {
+    type: 'resolve.started',
+    storyId: '2',
+    title: 'Bring this change onto your work tree',
+    files: ['src/app.ts', 'README.md'],
+  },
+  'resolve.dropped': {
+    type: 'resolve.dropped',
+    storyId: '2',
+    reason: '3 attempts failed (conflict-markers)',
+  },
   'story.started': {
     type: 'story.started',
     storyId: '1',
@@ -245,6 +256,18 @@ const waitEnd = clockTime(NOW + 3_600_000, NOW);
 /** What each kind of event says, under which story. */
 const EXPECTED: Record<RunEventType, { storyId: string | null; lines: string[] }> = {
   'run.started': { storyId: null, lines: [] },
+  'resolve.started': {
+    storyId: '2',
+    lines: [
+      'notice|⇆ collides with your work tree in src/app.ts, README.md: this story brings the branch onto it (--resolve-conflicts)|⇆ the work collides with your work tree in src/app.ts, README.md: story 2 (Bring this change onto your work tree) brings the branch onto it (--resolve-conflicts)',
+    ],
+  },
+  'resolve.dropped': {
+    storyId: '2',
+    lines: [
+      'warning|✗ not brought onto your work tree: 3 attempts failed (conflict-markers); the branch is back where it was|✗ story 2 did not bring the branch onto your work tree (3 attempts failed (conflict-markers)): the branch is back where it was, the work kept on it',
+    ],
+  },
   'story.started': { storyId: '1', lines: [] },
   'agent.switched': {
     storyId: '1',

@@ -77,6 +77,7 @@ export class LoopHarness extends LoopFixture {
       force: false,
       worktree: false,
       keepWorktree: false,
+      resolveConflicts: false,
       worktreeParent: null,
       ...REMOTE_DEFAULTS,
       ...UNATTENDED_DEFAULTS,

@@ -153,6 +153,8 @@ export async function runManyCommand(
       (c) => c.with === report?.against || cameHome.has(c.with),
     );
     if (clashes.length === 0) return 'cleanup';
+    // --resolve-conflicts: the cleanup is tried, and a collision becomes one more story.
+    if (options.resolveConflicts) return 'cleanup';
     const withWhat = clashes
       .map(
         (c) => `${c.with === report?.against ? 'your work tree' : c.with} (${c.files.join(', ')})`,

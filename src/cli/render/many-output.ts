@@ -20,6 +20,11 @@ interface RunFacts {
   choice: CompletionChoice | null;
   /** Why a cleanup was turned into a keep: what the merge check found it collides with. */
   keptBy: string | null;
+  /**
+   * `--resolve-conflicts`: the files its agent was given to resolve (`resolve.started`), and why
+   * it did not (`resolve.dropped`); null when there was nothing to resolve.
+   */
+  resolving: { files: string[]; dropped: string | null } | null;
 }
 
 /**
@@ -116,13 +121,18 @@ export class ManyOutput {
         worktree: null,
         choice: null,
         keptBy: null,
+        resolving: null,
       }
     );
   }
 
   private note(change: string, event: RunEvent): void {
     const facts = this.factsOf(change);
-    if (event.type === 'run.started') {
+    if (event.type === 'resolve.started') {
+      facts.resolving = { files: event.files, dropped: null };
+    } else if (event.type === 'resolve.dropped' && facts.resolving !== null) {
+      facts.resolving = { ...facts.resolving, dropped: event.reason };
+    } else if (event.type === 'run.started') {
       facts.branch = event.branch;
       facts.worktree = event.worktree ?? null;
     } else if (event.type === 'run.finished') {
@@ -154,9 +164,19 @@ function prefixLines(prefix: string, text: string): string {
 function whereNow(facts: RunFacts): string {
   const worktree =
     facts.worktree === null ? '' : ` (its worktree stays at ${oneLine(facts.worktree)})`;
-  if (facts.choice === 'cleanup') return `came home into your work tree${worktree}`;
+  const resolved = facts.resolving === null ? '' : oneLine(facts.resolving.files.join(', '));
+  if (facts.choice === 'cleanup') {
+    const after = resolved === '' ? '' : ` after its agent resolved the conflicts (${resolved})`;
+    return `came home into your work tree${after}${worktree}`;
+  }
   if (facts.choice === 'keep') {
-    const why = facts.keptBy === null ? '' : `: collides with ${oneLine(facts.keptBy)}`;
+    const dropped = facts.resolving?.dropped ?? null;
+    const why =
+      dropped !== null
+        ? `: collides with your work tree (${resolved}) and its agent did not resolve it: ${oneLine(dropped)}`
+        : facts.keptBy === null
+          ? ''
+          : `: collides with ${oneLine(facts.keptBy)}`;
     return `kept on ${oneLine(facts.branch ?? 'its branch')}${why}${worktree}`;
   }
   const where = oneLine(facts.worktree ?? facts.branch ?? '');

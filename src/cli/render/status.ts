@@ -67,6 +67,11 @@ function renderRuns(runs: readonly RunStatus[], style: Style, now: Date): string
       `  branch ${run.branch ?? '?'} (from ${run.originalBranch ?? '?'}) · started ${run.startedAt ? relativeTime(run.startedAt, now) : '?'} · updated ${run.updatedAt ? relativeTime(run.updatedAt, now) : '?'}`,
       ...(run.worktree ? [`  worktree ${run.worktree} (not this one)`] : []),
       ...homeLines(run),
+      ...(run.resolve
+        ? [
+            `  bringing its work onto your work tree (story ${run.resolve.storyId}, --resolve-conflicts): conflicts in ${oneLine(run.resolve.files.join(', '))}`,
+          ]
+        : []),
       ...agentLines(run, now),
       ...sandboxLines(run),
       ...waitLines(run, now),

@@ -110,6 +110,8 @@ export const NOT_SETTINGS: Readonly<Record<string, string>> = {
   review:
     'a switch: pass --review, or set review-agent (--max-review-rounds 0 turns it off for one run)',
   worktree: 'a switch that no flag can turn back off for one run: pass --worktree',
+  'resolve-conflicts':
+    'a switch that no flag can turn back off for one run: pass --resolve-conflicts',
   'keep-worktree': 'a switch that no flag can turn back off for one run: pass --keep-worktree',
   cwd: 'it is where one command works: pass -C',
 };

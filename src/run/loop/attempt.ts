@@ -26,6 +26,7 @@ import { readLearnings } from './learnings.js';
 import type { SandboxBlock } from '../../core/sandbox-blocks.js';
 import type { RunOptions } from '../options.js';
 import { runVerifyCommands, type FlakyVerify } from './verify.js';
+import { markersLeftReason } from '../../core/resolve-story.js';
 
 export interface AttemptPlan {
   repoRoot: string;
@@ -64,6 +65,11 @@ export interface AttemptPlan {
   beforeGitReads?: () => Promise<void>;
   /** What the attempt did to the tests and to what verify runs, since its checkpoint (test-gate.ts). */
   testChanges?: () => Promise<TestChange[]>;
+  /**
+   * The resolve story (`--resolve-conflicts`, loop/resolve.ts): the colliding files that still
+   * hold a conflict marker line; absent for every other story.
+   */
+  markersLeft?: () => Promise<string[]>;
   /**
    * tasks.md as the checkpoint has it, and a reader of it after the attempt (null when it cannot
    * be read), to tell the attempt's own edits from those of other stories.
@@ -266,6 +272,12 @@ export async function runAttempt(plan: AttemptPlan, by: AttemptRunner): Promise<
   }
   const gated =
     allowance === null ? withTasks : { ...withTasks, testsChanged: { changes, allowance } };
+  // The resolve story is not done while a conflict marker is left in a file that collided.
+  const markers = verdict.accepted ? ((await plan.markersLeft?.()) ?? []) : [];
+  if (markers.length > 0) {
+    verdict = { accepted: false, kind: 'conflict-markers', reason: markersLeftReason(markers) };
+    return { ...gated, fatal: null, verdict };
+  }
   if (allowance !== null) emit({ type: 'tests.changed', storyId, attempt, changes, ...allowance });
   if (verdict.accepted && options.verify.length > 0) {
     const isBlocking = (command: string): boolean =>

@@ -50,9 +50,15 @@ export async function runLoop(setup: LoopSetup, given: LoopDeps): Promise<LoopRe
         const reviewed = await reviewChange(setup, deps, stories, deps.reviewer);
         if (reviewed.fatal !== null)
           deps.emit({ type: 'error', message: reviewed.fatal, fatal: true });
-        return endRun(deps, reviewed.outcome, stories, started);
+        const ended = await endRun(setup, deps, reviewed.outcome, stories, started);
+        if (ended !== null) return ended;
+      } else {
+        const ended = await endRun(setup, deps, step.outcome, stories, started);
+        if (ended !== null) return ended;
       }
-      return endRun(deps, step.outcome, stories, started);
+      // --resolve-conflicts: one more story, the branch onto the user's work tree (loop/resolve.ts).
+      stories = (await setup.rereadStories()) ?? stories;
+      continue;
     }
     // Another run on the same account waits out a limit, or the window is past --pause-at: no
     // new attempt until it is over (docs/contract.md, "One account, many runs").

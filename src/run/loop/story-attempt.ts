@@ -17,6 +17,7 @@ import {
 import { runAttempt, type AttemptPlan, type AttemptResult } from './attempt.js';
 import { readTasksText, restoreOtherStories } from './tasks-restore.js';
 import { testGateOf, testGateSeen } from './test-gate.js';
+import { markersGateOf } from './resolve.js';
 import { checkpointBodyOf } from './checkpoint-body.js';
 import { processIdentity } from '../lock.js';
 import type { LoopDeps, LoopSetup } from '../loop-types.js';
@@ -267,6 +268,7 @@ async function runAgentAttempt(
         beforeGitReads: () => run.putBackGitDir(attemptName(story.id, attempt)),
         ...secretCheckOf(deps, setup),
         ...testGateOf(deps, setup),
+        ...markersGateOf(deps, setup, story.id),
       },
       {
         backend: agent.backend,

@@ -53,7 +53,8 @@ export async function checkMerges(req: MergeCheckRequest): Promise<MergeReport> 
     const tip = await branchSha(ctx, run.branch);
     if (tip === null) continue; // the run never started: nothing to apply
     const state = await readRunState(runPaths(repo.gitCommonDir, run.change).state);
-    const base = state?.baseSha ?? null;
+    // A run bringing its branch onto the user's tree (--resolve-conflicts) merges from there.
+    const base = state?.resolve?.home ?? state?.baseSha ?? null;
     const checkpoint =
       (state?.checkpointSha && (await resolveCommit(ctx, state.checkpointSha))) || tip;
     if (checkpoint === base) continue;

@@ -55,6 +55,11 @@ export interface RunStatus {
    * from (the user's branch is `originalBranch`). Null for a run in the user's work tree.
    */
   home?: { worktree: string; missing: boolean; root: string } | null;
+  /**
+   * `--resolve-conflicts`: the story bringing the run's branch onto the user's work tree, and
+   * the files that collided; null when none is under way.
+   */
+  resolve?: { storyId: string; files: string[] } | null;
   /** The question a blocked run waits on (asked, not answered yet). */
   question?: { storyId: string; text: string } | null;
   /**
@@ -179,6 +184,10 @@ async function statusOf(
     worktree: place.here || state.home ? null : place.root,
     home: homeOf(state),
     question: question ? { storyId: question.storyId, text: question.text } : null,
+    resolve:
+      state.status === 'active' && state.resolve
+        ? { storyId: state.resolve.storyId, files: [...state.resolve.files] }
+        : null,
     wait: state.status === 'active' ? (state.wait ?? null) : null,
     agent: state.attemptAgent ?? null,
     sandbox: state.intent?.sandbox
