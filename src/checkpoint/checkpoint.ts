@@ -10,7 +10,6 @@ import {
   recordRevertedAttempt,
 } from './records.js';
 import type { AttemptEnding } from './records.js';
-import { GuardedRun } from './guarded-run.js';
 import type { AttemptFigures, RunState, RunStep } from './state.js';
 import { AcceptGitSteps } from './accept.js';
 import { clearStaleIndexLock } from '../git/index-lock.js';
@@ -29,16 +28,9 @@ import { takeUserTasksEdits } from './user-tasks.js';
 import { pinCheckpoint, unpinCheckpoint } from './checkpoint-pin.js';
 import { assertOriginalFree } from './worktrees.js';
 import { bringWorkHome } from './home-cleanup.js';
-import {
-  beginResolve,
-  finishResolve,
-  undoResolve,
-  type ResolveRecord,
-  type ResolveRequest,
-} from './resolve-home.js';
+import { ResolvingRun } from './resolving-run.js';
 import { changedIgnoredTasks, rememberIgnoredTasks, restoreIgnoredTasks } from './ignored-tasks.js';
 import { headAndCleanliness, operationInProgress } from '../git/status.js';
-import { GitDirWatch } from './git-dir-watch.js';
 
 /**
  * One recorded run and the git protocol on it (docs/git-protocol.md): the loop keeps
@@ -48,10 +40,7 @@ import { GitDirWatch } from './git-dir-watch.js';
  * first, so a crash half-way is finished by `finishInterruptedStep` (which every method calls
  * when it finds one).
  */
-export class CheckpointRun extends GuardedRun {
-  /** Git processes whose answer is known (git-dir-watch.ts). */
-  private readonly watch = new GitDirWatch(this.repo, this.branch);
-
+export class CheckpointRun extends ResolvingRun {
   /**
    * Commits the work tree as the story's checkpoint and records the story as completed, with
    * what its attempt spent; returns the new checkpoint sha.
@@ -269,86 +258,6 @@ export class CheckpointRun extends GuardedRun {
     return gone === null ? staged : staged === null ? gone : `${staged}; ${gone}`;
   }
 
-  /**
-   * `--resolve-conflicts`: the branch moved onto the user's work tree with the conflicts in its
-   * files and a story to resolve them (resolve-home.ts); the new checkpoint and the record written
-   * in one state write. Null when nothing collides any more.
-   */
-  async resolveOntoHome(
-    req: ResolveRequest,
-    opts: CallOptions = {},
-  ): Promise<ResolveRecord | null> {
-    this.refuseIfFinished();
-    if (this.current.step !== null) await this.finishInterruptedStep(opts);
-    const begun = await beginResolve(this.runGit(opts), this.current, req, {
-      atCheckpoint: async () => {
-        await this.ensureAtCheckpoint(opts);
-      },
-      recordStep: (storyId) =>
-        this.update((draft) => {
-          draft.step = storyId === null ? null : { op: 'resolve', storyId };
-        }),
-      observe: this.options.observeSteps,
-    });
-    if (begun === null) return null;
-    await this.resolved(begun);
-    return begun.record;
-  }
-
-  /**
-   * The resolve story was not done: the branch, the worktree and the checkpoint back where they
-   * were before it (resolve-home.ts), the record forgotten.
-   */
-  async dropResolve(opts: CallOptions = {}): Promise<void> {
-    const record = this.current.resolve ?? null;
-    if (record === null) return;
-    const resumed = this.current.step?.op === 'unresolve';
-    if (!resumed) {
-      await this.ensureAtCheckpoint(opts);
-      await this.update((draft) => {
-        draft.step = { op: 'unresolve' };
-      });
-    }
-    const journal = await undoResolve(
-      this.runGit(opts),
-      record,
-      resumed,
-      this.options.observeSteps,
-    );
-    await this.update((draft) => {
-      draft.checkpointSha = record.from;
-      draft.resolve = null;
-      draft.step = null;
-    });
-    journal.close();
-    this.watch.forget();
-  }
-
-  /**
-   * A cleanup or keep while the resolve story is not done (`finish`): its checkpoint holds the
-   * conflict markers, so the branch goes back before it first.
-   */
-  private async dropUnfinishedResolve(opts: CallOptions): Promise<void> {
-    const resolve = this.current.resolve ?? null;
-    if (resolve === null || this.current.step?.op === 'cleanup') return;
-    if (this.current.stories[resolve.storyId]?.completed === true) return;
-    await this.dropResolve(opts);
-  }
-
-  private async resolved(done: {
-    record: ResolveRecord;
-    checkpoint: string;
-    journal: { close: () => void };
-  }): Promise<void> {
-    await this.update((draft) => {
-      draft.checkpointSha = done.checkpoint;
-      draft.resolve = done.record;
-      draft.step = null;
-    });
-    done.journal.close();
-    this.watch.forget();
-  }
-
   /** Finishes the git sequence a crash interrupted, if any; returns the step it finished. */
   async finishInterruptedStep(opts: CallOptions = {}): Promise<RunStep | null> {
     const step = this.current.step;
@@ -393,12 +302,9 @@ export class CheckpointRun extends GuardedRun {
       case 'cleanup':
         await this.cleanup(opts);
         break;
-      case 'resolve': {
-        const finished = await finishResolve(this.runGit(opts), this.options.observeSteps);
-        if (finished === null) await this.update((draft) => void (draft.step = null));
-        else await this.resolved(finished);
+      case 'resolve':
+        await this.finishResolveStep(opts);
         break;
-      }
       case 'unresolve':
         await this.dropResolve(opts);
         break;
@@ -478,7 +384,7 @@ export class CheckpointRun extends GuardedRun {
     return false;
   }
 
-  private refuseIfFinished(): void {
+  protected refuseIfFinished(): void {
     if (this.current.status === 'finished') {
       throw new UsageError(
         keptWorkAdvice(this.current) ??

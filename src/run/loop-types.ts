@@ -39,7 +39,11 @@ export interface LoopSetup {
  * How the loop learns the user's completion choice (flag, prompt or UI); null when no choice
  * can be made (the question went unanswered).
  */
-export type ChooseCompletion = (outcome: RunOutcome) => Promise<CompletionChoice | null>;
+export type ChooseCompletion = (
+  outcome: RunOutcome,
+  /** How the run goes on: `resolveConflicts`, its `--resolve-conflicts` (the intent's on a resume). */
+  run?: { resolveConflicts: boolean },
+) => Promise<CompletionChoice | null>;
 
 export interface LoopDeps {
   run: CheckpointRun;

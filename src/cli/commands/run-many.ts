@@ -124,9 +124,12 @@ export async function runManyCommand(
   const chooseCompletion = async (
     change: string,
     outcome: RunOutcome,
+    how?: { resolveConflicts: boolean },
   ): Promise<CompletionChoice | null> => {
     if (hungUp()) return null;
-    if (options.onComplete === 'cleanup') return cleanupUnlessClash(change);
+    if (options.onComplete === 'cleanup') {
+      return cleanupUnlessClash(change, how?.resolveConflicts ?? options.resolveConflicts);
+    }
     if (options.onComplete !== 'ask') return options.onComplete;
     // Asked one change after another, once the merge check says how the branches fit together.
     if (!mergeShown) {
@@ -148,13 +151,13 @@ export async function runManyCommand(
   const cameHome = new Set<string>();
   // The merge check found a collision with the user's work tree, or with a change that came home
   // before this one: it stays on its branch. A clash with one that stayed is no reason to stay.
-  const cleanupUnlessClash = (change: string): CompletionChoice => {
+  const cleanupUnlessClash = (change: string, resolveConflicts: boolean): CompletionChoice => {
     const clashes = clashesOf(report, change).filter(
       (c) => c.with === report?.against || cameHome.has(c.with),
     );
     if (clashes.length === 0) return 'cleanup';
     // --resolve-conflicts: the cleanup is tried, and a collision becomes one more story.
-    if (options.resolveConflicts) return 'cleanup';
+    if (resolveConflicts) return 'cleanup';
     const withWhat = clashes
       .map(
         (c) => `${c.with === report?.against ? 'your work tree' : c.with} (${c.files.join(', ')})`,

@@ -186,8 +186,8 @@ export async function launchRun(req: LaunchRequest, hooks: LaunchHooks): Promise
         reviewer,
         emit,
         // A claim lost to another machine stops the run at once and leaves it recorded.
-        chooseCompletion: (outcome) =>
-          lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome),
+        chooseCompletion: (outcome, how) =>
+          lost?.aborted === true ? Promise.resolve(null) : hooks.chooseCompletion(outcome, how),
         stop: lost === undefined ? hooks.stop : AbortSignal.any([hooks.stop, lost]),
         notice: hooks.notice,
         ...(hooks.accountPause ? { accountPause: hooks.accountPause } : {}),

@@ -115,7 +115,9 @@ async function applyCompletionChoice(
   let choice: CompletionChoice | null = 'cleanup';
   if (!resolved) {
     deps.emit({ type: 'run.awaiting-choice', outcome, options: ['cleanup', 'keep'] });
-    choice = await deps.chooseCompletion(outcome);
+    choice = await deps.chooseCompletion(outcome, {
+      resolveConflicts: setup.options.resolveConflicts,
+    });
   }
   let notice: string | null = null;
   if (choice === 'cleanup') {

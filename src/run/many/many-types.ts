@@ -63,7 +63,12 @@ export interface ManyRunHooks {
    * Asked once per run whose loop ended with a choice to make, after the merge check; runs'
    * cleanups are applied one after another (they all write to the user's work tree).
    */
-  chooseCompletion: (change: string, outcome: RunOutcome) => Promise<CompletionChoice | null>;
+  chooseCompletion: (
+    change: string,
+    outcome: RunOutcome,
+    /** The run's own `--resolve-conflicts` (its recorded intent on a resume). */
+    run?: { resolveConflicts: boolean },
+  ) => Promise<CompletionChoice | null>;
   /** Ctrl-C / SIGTERM: every run stops (each reverted to its checkpoint). */
   stop: AbortSignal;
   /** One-line notes; `change` is null for the ones about all runs. */

@@ -64,13 +64,16 @@ export async function runMany(req: ManyRunRequest, hooks: ManyRunHooks): Promise
     if (hooks.stop.aborted) stop.abort();
     else hooks.stop.addEventListener('abort', chain, { once: true });
     let finishCompletion: (() => void) | null = null;
-    const chooseCompletion = async (outcome: RunOutcome): Promise<CompletionChoice | null> => {
+    const chooseCompletion = async (
+      outcome: RunOutcome,
+      how?: { resolveConflicts: boolean },
+    ): Promise<CompletionChoice | null> => {
       asking.push(change);
       loopEnded();
       await afterAllLoops();
       // Held until this run's launch has settled: its cleanup is done by then.
       finishCompletion = await completions.enter(change);
-      return hooks.chooseCompletion(change, outcome);
+      return hooks.chooseCompletion(change, outcome, how);
     };
     try {
       if (stop.signal.aborted) return { change, exitCode: 130, error: 'stopped before it began' };
