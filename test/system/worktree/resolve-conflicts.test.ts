@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Step } from '../../support/fake-agent.js';
 import { fakeAgentFlags } from '../../support/fake-agent.js';
@@ -215,5 +215,45 @@ describe('run a b c --on-complete cleanup --resolve-conflicts', () => {
     expect(f.read('src/gamma.txt')).toBe('g\n');
     expect(f.runState('beta')).toMatchObject({ status: 'finished', choice: 'cleanup' });
     userFilesIntact(f, head);
+  }, 240_000);
+});
+
+describe('one change in a worktree: run <change> --worktree --on-complete cleanup --resolve-conflicts', () => {
+  it('the user edits the same line meanwhile: the agent brings its work onto theirs and it comes home', async () => {
+    fixture = new ManyFixture({ alpha: 1 }, { 'src/app.txt': 'app v1\n' });
+    const f = fixture;
+    const go = `${f.scratch}/go`;
+    f.scenarios({
+      alpha: {
+        '1-1': [{ say: 'working' }, { waitFor: go }, ...editApp('app by alpha')],
+        '2-1': [
+          { write: 'src/app.txt', content: 'app by me\napp by alpha\n' },
+          { tick: 'all' },
+          { signal: 'COMPLETE' },
+        ],
+      },
+    });
+    f.write('notes.txt', 'mine\n');
+    const head = f.sha('HEAD');
+    const live = f.spawn('run', [
+      'alpha',
+      '--worktree',
+      '--on-complete',
+      'cleanup',
+      '--resolve-conflicts',
+    ]);
+    await live.waitFor((e) => e.type === 'agent.message' && e.text === 'working');
+    // The user edits the very line the run is about to change.
+    f.write('src/app.txt', 'app by me\n');
+    writeFileSync(go, '');
+    const exited = await live.exited;
+    expect(exited.code, live.stderr).toBe(0);
+    expect(live.types()).toContain('resolve.started');
+    const finished = live.events.find((e) => e.type === 'run.finished');
+    expect(finished).toMatchObject({ outcome: 'complete', choice: 'cleanup', storiesTotal: 2 });
+    expect(f.read('src/app.txt')).toBe('app by me\napp by alpha\n');
+    expect(f.read('notes.txt')).toBe('mine\n');
+    expect(f.sha('HEAD')).toBe(head);
+    expect(f.git('branch', '--list', 'ralph/*').trim()).toBe('');
   }, 240_000);
 });
