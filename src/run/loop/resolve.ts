@@ -15,14 +15,17 @@ import { readTasksText } from './tasks-restore.js';
 /**
  * `--resolve-conflicts` (docs/contract.md, "Bringing a colliding change home"): a cleanup that
  * collided with the user's work tree becomes one more story. Whether it may: the flag, a run in
- * a worktree of its own, and every story done (a stopped or exhausted run is not carried on).
+ * a worktree of its own that pushes nowhere, and every story done (a stopped or exhausted run is
+ * not carried on).
  */
 export function mayResolve(setup: LoopSetup, deps: LoopDeps, outcome: RunOutcome): boolean {
+  // Never with --push: H, the user's work tree as a commit, would go to the remote with T.
   return (
     setup.options.resolveConflicts &&
     outcome === 'complete' &&
     deps.run.state.home !== undefined &&
-    deps.run.state.home !== null
+    deps.run.state.home !== null &&
+    (deps.run.state.remote?.push ?? null) === null
   );
 }
 
