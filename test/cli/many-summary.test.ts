@@ -7,7 +7,7 @@ const WORKTREE = '/home/me/app.ralph/add-a';
 
 function summaryLine(
   choice: CompletionChoice | null,
-  opts: { removed?: boolean; keptBy?: string } = {},
+  opts: { removed?: boolean; keptBy?: string; resolve?: 'done' | 'dropped' } = {},
 ): string {
   const output = new ManyOutput(() => undefined, plainStyle, false);
   const started: RunEvent = {
@@ -23,6 +23,22 @@ function summaryLine(
   };
   output.event('add-a', started);
   if (opts.keptBy !== undefined) output.keptBy('add-a', opts.keptBy);
+  // --resolve-conflicts: the extra story, done or dropped.
+  if (opts.resolve !== undefined) {
+    output.event('add-a', {
+      type: 'resolve.started',
+      storyId: '2',
+      title: 'Bring this change onto your work tree',
+      files: ['src/app.ts', 'README.md'],
+    });
+  }
+  if (opts.resolve === 'dropped') {
+    output.event('add-a', {
+      type: 'resolve.dropped',
+      storyId: '2',
+      reason: 'its 3 attempts failed',
+    });
+  }
   output.event('add-a', {
     type: 'run.finished',
     outcome: choice === null ? 'max-retries' : 'complete',
@@ -59,6 +75,18 @@ describe('the summary of several runs says where each run’s work is', () => {
       `· kept on ralph/add-a (its worktree stays at ${WORKTREE}) (exit 0)`,
     ],
     ['no choice: resumable in its worktree', null, {}, `· ${WORKTREE} (ralph/add-a) (exit 0)`],
+    [
+      'brought home after the agent resolved the conflicts (--resolve-conflicts)',
+      'cleanup',
+      { resolve: 'done' },
+      '· came home into your work tree after its agent resolved the conflicts (src/app.ts, README.md) (exit 0)',
+    ],
+    [
+      'kept: the agent did not resolve the conflicts (--resolve-conflicts)',
+      'keep',
+      { resolve: 'dropped' },
+      '· kept on ralph/add-a: collides with your work tree (src/app.ts, README.md) and its agent did not resolve it: its 3 attempts failed (exit 0)',
+    ],
   ] as const)('%s', (_name, choice, opts, ending) => {
     expect(summaryLine(choice, opts).endsWith(ending), summaryLine(choice, opts)).toBe(true);
   });
