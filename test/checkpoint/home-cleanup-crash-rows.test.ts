@@ -1,16 +1,14 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRun } from '../../src/checkpoint/open.js';
-import { startRun } from '../../src/checkpoint/start.js';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 import { readRunState } from '../../src/checkpoint/state.js';
-import { createRunWorktree } from '../../src/checkpoint/run-worktree.js';
-import { engineContext } from '../../src/checkpoint/run-git.js';
 import type { StepObserver } from '../../src/checkpoint/journal.js';
-import { makeRepo, runLocation, snapshotFiles } from '../git/helpers.js';
+import { runLocation, snapshotFiles } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 import { Crash, CRASH_MOMENTS, crashAt } from './sequence-outcome.js';
+import { startWorktreeRun } from './worktree-run.js';
 
 /**
  * The crash rows of the home cleanup (a run in a worktree of its own bringing its work into the
@@ -42,34 +40,7 @@ interface HomeEnd {
 
 /** A user's repository with a run of `journal` in its own worktree, its one story accepted. */
 async function homeRun(observeSteps: StepObserver) {
-  const r = makeRepo();
-  repos.push(r);
-  r.write('app.txt', 'app\n');
-  r.write('openspec/changes/journal/tasks.md', '## 1. One\n\n- [ ] 1.1 Do it\n');
-  r.git('add', '-A');
-  r.git('commit', '-q', '-m', 'base');
-  const root = realpathSync(r.dir);
-  const gitDir = join(root, '.git');
-  const sha = r.git('rev-parse', 'HEAD');
-  const worktree = await createRunWorktree({
-    homeCtx: engineContext(
-      { root, gitDir, gitCommonDir: gitDir },
-      { timeoutMs: 30_000, baseEnv: process.env },
-    ),
-    homeRoot: root,
-    parent: null,
-    change: 'journal',
-    sha,
-    changeDir: join(root, 'openspec/changes/journal'),
-  });
-  const run = await startRun({
-    ...runLocation(worktree, 'journal'),
-    observeSteps,
-    home: {
-      home: { root, gitDir, keepWorktree: false },
-      head: { kind: 'branch', name: 'main', sha },
-    },
-  });
+  const { r, run, worktree } = await startWorktreeRun(observeSteps, repos);
   const story = join(worktree, 'src/story.txt');
   mkdirSync(dirname(story), { recursive: true });
   writeFileSync(story, 'the story\n');

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HomeCollision } from '../../src/checkpoint/home-cleanup.js';
@@ -7,14 +7,12 @@ import { openRun } from '../../src/checkpoint/open.js';
 import { RESOLVE_STEPS, UNRESOLVE_STEPS } from '../../src/checkpoint/plans.js';
 import { NO_FIGURES } from '../../src/checkpoint/records.js';
 import type { ResolveRequest } from '../../src/checkpoint/resolve-home.js';
-import { engineContext } from '../../src/checkpoint/run-git.js';
-import { createRunWorktree } from '../../src/checkpoint/run-worktree.js';
-import { startRun } from '../../src/checkpoint/start.js';
 import { readRunState } from '../../src/checkpoint/state.js';
 import { appendResolveStory } from '../../src/core/resolve-story.js';
-import { makeRepo, runLocation, snapshotFiles } from '../git/helpers.js';
+import { runLocation, snapshotFiles } from '../git/helpers.js';
 import type { TempRepo } from '../git/helpers.js';
 import { Crash, CRASH_MOMENTS, crashAt } from './sequence-outcome.js';
+import { startWorktreeRun, WORKTREE_TASKS } from './worktree-run.js';
 
 /**
  * The crash rows of `--resolve-conflicts` (docs/fault-matrix.md): the resolve sequence (the
@@ -31,7 +29,7 @@ afterAll(() => {
   for (const made of repos.splice(0)) made.remove();
 });
 
-const TASKS = 'openspec/changes/journal/tasks.md';
+const TASKS = WORKTREE_TASKS;
 
 const request = (worktree: string): ResolveRequest => ({
   storyId: '2',
@@ -44,34 +42,7 @@ const request = (worktree: string): ResolveRequest => ({
 
 /** A run of `journal` in its own worktree, its story accepted, colliding with the user's edit. */
 async function collidingRun(observeSteps: StepObserver) {
-  const r = makeRepo();
-  repos.push(r);
-  r.write('app.txt', 'app\n');
-  r.write(TASKS, '## 1. One\n\n- [ ] 1.1 Do it\n');
-  r.git('add', '-A');
-  r.git('commit', '-q', '-m', 'base');
-  const root = realpathSync(r.dir);
-  const gitDir = join(root, '.git');
-  const sha = r.git('rev-parse', 'HEAD');
-  const worktree = await createRunWorktree({
-    homeCtx: engineContext(
-      { root, gitDir, gitCommonDir: gitDir },
-      { timeoutMs: 30_000, baseEnv: process.env },
-    ),
-    homeRoot: root,
-    parent: null,
-    change: 'journal',
-    sha,
-    changeDir: join(root, 'openspec/changes/journal'),
-  });
-  const run = await startRun({
-    ...runLocation(worktree, 'journal'),
-    observeSteps,
-    home: {
-      home: { root, gitDir, keepWorktree: false },
-      head: { kind: 'branch', name: 'main', sha },
-    },
-  });
+  const { r, run, worktree } = await startWorktreeRun(observeSteps, repos);
   writeFileSync(join(worktree, 'app.txt'), 'app by the run\n');
   const story = join(worktree, 'src/story.txt');
   mkdirSync(dirname(story), { recursive: true });
