@@ -115,7 +115,9 @@ describe('a worker killed mid-story', { timeout: 240_000 }, () => {
       heartbeatAt: new Date().toISOString(),
     });
 
-    const second = w.worker(w.clone('two'), ['--claim-ttl', '2s', '--watch', '200ms']);
+    // A TTL the second worker's start cannot outlast on a loaded machine (it took 3 s with 2 s,
+    // and saw the heartbeat stale at its first look): the claim must be seen fresh first.
+    const second = w.worker(w.clone('two'), ['--claim-ttl', '10s', '--watch', '200ms']);
     lives.push(second);
     await second.waitFor((e) => e.type === 'worker.skipped' && e.skip === 'claimed');
     const resumed = await second
