@@ -1,4 +1,5 @@
 import { DescendantWatch } from './descendants.js';
+import { isZombie, processesInGroup } from './proc.js';
 import { signalGroup } from './process-group.js';
 
 /**
@@ -10,6 +11,12 @@ export const DRAIN_MS = 1_000;
 /** At most this many rounds of looking for strays and killing them (a daemon may fork on). */
 const KILL_ROUNDS = 40;
 const ROUND_MS = 50;
+
+/**
+ * How long a SIGKILLed group is given to be gone: on a loaded machine a killed process can take
+ * longer to die than the pipes' drain, and the attempt must not end while one still runs.
+ */
+const KILLED_GROUP_MS = 5_000;
 
 export interface Settling {
   pgid: number;
@@ -35,7 +42,8 @@ export async function settleAfterExit(s: Settling): Promise<void> {
   signalGroup(s.pgid, 'SIGTERM');
   if (s.watch) DescendantWatch.signal(s.watch.strays(), 'SIGTERM');
   await firstOf(s.graceMs, s.pipesClosed, s.hurry);
-  signalGroup(s.pgid, 'SIGKILL');
+  // Nothing left in the group (the usual case): no look at /proc.
+  if (signalGroup(s.pgid, 'SIGKILL')) await groupGone(s.pgid);
   if (s.watch) await killStrays(s.watch);
   if (
     !(await firstOf(
@@ -45,6 +53,14 @@ export async function settleAfterExit(s: Settling): Promise<void> {
   )
     s.destroyPipes();
   s.watch?.close();
+}
+
+/** Waits (bounded) until no process of the group is alive (zombies are dead). */
+async function groupGone(pgid: number): Promise<void> {
+  const until = Date.now() + KILLED_GROUP_MS;
+  while (processesInGroup(pgid).some((pid) => !isZombie(pid)) && Date.now() < until) {
+    await firstOf(ROUND_MS);
+  }
 }
 
 async function killStrays(watch: DescendantWatch): Promise<void> {
