@@ -16,7 +16,13 @@ import path from 'node:path';
 import process from 'node:process';
 import { AccountGovernor, REMOTE_LOOK_MS } from '../dist/run/account-governor.js';
 import { fetchAccountText, pushAccountText } from '../dist/remote/account-ref.js';
-import { accountText, parseAccountEntry } from '../dist/checkpoint/index.js';
+import {
+  accountFile,
+  accountsFolder,
+  accountText,
+  parseAccountEntry,
+} from '../dist/checkpoint/index.js';
+import { accountKey } from '../dist/agents/account-key.js';
 import { benchEnv, git } from './lib/fixture-repo.mjs';
 import { median, ratio, table } from './lib/stats.mjs';
 import { option } from './lib/args.mjs';
@@ -43,6 +49,9 @@ try {
     { change: 'bench', dir: path.join(work, 'run') },
     () => undefined,
   );
+  // Where the governor keeps the claude account's entry (one file per agent's account).
+  const key = accountKey('claude', env);
+  const file = accountFile(accountsFolder(env), key);
   const now = Date.now();
   governor.sawUsage(
     'claude',
@@ -60,7 +69,7 @@ try {
     for (const way of order) {
       const start = process.hrtime.bigint();
       if (way === 'gate') await governor.gate(Date.now());
-      else await readFile(governor.file, 'utf8');
+      else await readFile(file, 'utf8');
       (way === 'gate' ? gate : bare).push(ms(start));
     }
   }
@@ -72,11 +81,11 @@ try {
   git(work, env, 'init', '-q', '-b', 'main', clone);
   git(clone, env, 'remote', 'add', 'origin', origin);
   const ctx = { cwd: clone, timeoutMs: 30_000, baseEnv: env };
-  const entry = parseAccountEntry(await readFile(governor.file, 'utf8'));
-  if (!(await pushAccountText(ctx, 'origin', governor.key, accountText(entry)))) {
+  const entry = parseAccountEntry(await readFile(file, 'utf8'));
+  if (!(await pushAccountText(ctx, 'origin', key, accountText(entry)))) {
     throw new Error('could not put the account entry on the bench remote');
   }
-  const ref = `refs/ralphtool/accounts/${governor.key}`;
+  const ref = `refs/ralphtool/accounts/${key}`;
   const look = [];
   const bareFetch = [];
   const fetchScript = [
@@ -88,7 +97,7 @@ try {
     for (const way of order) {
       if (way === 'look') {
         const start = process.hrtime.bigint();
-        const text = await fetchAccountText(ctx, 'origin', governor.key);
+        const text = await fetchAccountText(ctx, 'origin', key);
         look.push(ms(start));
         if (text === null) throw new Error('the look at the remote found no entry');
       } else {
