@@ -85,7 +85,8 @@ async function readManifest(g: RunGit, checkpoint: string): Promise<Manifest | n
 
 /**
  * Records the bytes of the ignored tasks.md files as they are now, as those of `checkpoint`.
- * Without `replace`, a record that exists is kept: the first one is the checkpoint's.
+ * Without `replace`, a record that exists is kept: the first one is the checkpoint's. A
+ * checkpoint without any has no record (readers take a missing one as empty).
  */
 export async function rememberIgnoredTasks(
   g: RunGit,
@@ -96,6 +97,12 @@ export async function rememberIgnoredTasks(
   const manifest: Manifest = {};
   for (const file of await ignoredTasksFiles(g)) {
     manifest[file] = (await readFile(join(g.repo.root, file))).toString('base64');
+  }
+  // No ignored tasks.md (the usual case): no record, which every reader takes as an empty one
+  // — a durable write per story saved. One an earlier run wrote for this checkpoint goes.
+  if (Object.keys(manifest).length === 0) {
+    if (replace) await rm(manifestFile(g, checkpoint), { force: true });
+    return;
   }
   // Written whole: a crash leaves the old record or the new one.
   await writeFileWhole(manifestFile(g, checkpoint), JSON.stringify(manifest));
