@@ -106,10 +106,17 @@ export const REVERT_STEPS = [
 ] as const;
 export type RevertStep = (typeof REVERT_STEPS)[number];
 
+/** Untouched, the save at the checkpoint finds nested repositories in what it took (revert.ts). */
+const REVERT_FULL_PATH_ONLY: readonly RevertStep[] = [
+  'detach-nested',
+  'save',
+  'branch-to-checkpoint',
+];
+
 export function planRevert(inputs: PlanInputs): RevertStep[] {
   const fast = inputs.untouched && !inputs.resumed;
   return REVERT_STEPS.filter((step) =>
-    fast ? step !== 'save' && step !== 'branch-to-checkpoint' : step !== 'save-at-checkpoint',
+    fast ? !REVERT_FULL_PATH_ONLY.includes(step) : step !== 'save-at-checkpoint',
   );
 }
 

@@ -6,7 +6,10 @@ import { indexFile } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWithListing, snapshotWorkTree } from '../git/snapshot.js';
 import type { AddListing } from '../git/snapshot.js';
+import { lstatSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gitlinksAt } from '../git/raw-files.js';
 import { ignoredInHistory, leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, nestedNotice } from './nested-repos.js';
 import type { Protection } from './repo-guard.js';
@@ -128,12 +131,15 @@ export class RevertGitSteps {
       return;
     }
     // The checkpoint commit stands for its tree (`read-tree` takes either).
-    const snapshot = await snapshotWithListing(ctx, {
-      scratchDir: g.paths.dir,
-      startIndex: indexFile(repo),
-      baseTree: checkpoint,
-      startIndexIsBase: atCheckpoint,
-    });
+    const take = (): ReturnType<typeof snapshotWithListing> =>
+      snapshotWithListing(ctx, {
+        scratchDir: g.paths.dir,
+        startIndex: indexFile(repo),
+        baseTree: checkpoint,
+        startIndexIsBase: atCheckpoint,
+      });
+    // The fast path plans no search for nested repositories: the save finds them (plans.ts).
+    const snapshot = atCheckpoint ? await this.takeFindingNested(take) : await take();
     const { tree, left } = await leaveIgnoredOutOfTree(
       g,
       opts.protect.guard,
@@ -166,6 +172,32 @@ export class RevertGitSteps {
     }
     this.saved = saved;
     this.known = knownAfterSave(atCheckpoint, snapshot.listing, left, this.untracked);
+  }
+
+  /**
+   * Repositories the attempt created, found in what the save's `add -A` took rather than by a
+   * listing of the untracked files before it (one git process less per failed attempt): a taken
+   * path that is a folder is a gitlink, and one the checkpoint did not have as a submodule is a
+   * repository the attempt made. Then, and when git refused the add (a nested repository without
+   * a commit) or its listing could not be read back, the search by listing runs and the save is
+   * taken again. Run again after a crash, the full plan's own `detach-nested` step does this.
+   */
+  private async takeFindingNested(
+    take: () => ReturnType<typeof snapshotWithListing>,
+  ): ReturnType<typeof snapshotWithListing> {
+    const { g, opts } = this;
+    const first = await take().catch(() => null);
+    if (first?.listing) {
+      // Synchronous: one lstat per taken path, thousands when an attempt adds a dependency folder.
+      const folders = [...first.listing.added].filter((path) =>
+        lstatSync(join(g.repo.root, path), { throwIfNoEntry: false })?.isDirectory(),
+      );
+      if (folders.length === 0) return first;
+      const submodules = await gitlinksAt(g.ctx, opts.checkpoint, folders);
+      if (folders.every((path) => submodules.has(path))) return first;
+    }
+    await this.detachNested();
+    return take();
   }
 
   /**
@@ -260,7 +292,10 @@ export class RevertGitSteps {
 /**
  * What the save tells about the clean to come: the files it took as they are now (they need
  * not be saved again), and when the reset changes no ignore rule and no tracked file list, the
- * untracked files the nested-repository search listed (they are what the clean finds).
+ * untracked files the clean finds: those the nested-repository search listed, or when none
+ * ran, what the save took — more than the untracked files (the changed tracked ones too), yet
+ * all the clean needs: every untracked file is among them and in the save, none is a
+ * .gitignore, and none lies under an entry ignored at the start (the save left none out).
  */
 function knownAfterSave(
   atCheckpoint: boolean,
@@ -273,7 +308,7 @@ function knownAfterSave(
   return {
     inSave: listing.added,
     // The reset only rewrites tracked files when HEAD and the index stayed at the checkpoint.
-    untracked: atCheckpoint && !rules ? untracked : null,
+    untracked: atCheckpoint && !rules ? (untracked ?? [...listing.added]) : null,
   };
 }
 

@@ -175,39 +175,50 @@ describe('an attempt that creates nested repositories', () => {
 });
 
 describe('a submodule the repository already has', () => {
-  it('stays a submodule when the attempt moves its commit: not taken for a repository it made', async () => {
-    world = new FaultWorld(CHANGE, 2);
-    const w = world;
-    w.git(
-      '-c',
-      'protocol.file.allow=always',
-      'submodule',
-      'add',
-      '-q',
-      sourceRepo(w),
-      'vendor/sub',
-    );
-    w.git('commit', '-q', '-m', 'a submodule', '--', '.gitmodules', 'vendor/sub');
-    w.rebaseline();
-    w.scenario({
-      '1-1': [
-        { git: ['-C', 'vendor/sub', ...ID, 'commit', '-q', '--allow-empty', '-m', 'moved'] },
-        { tick: 'all' },
-        { signal: 'COMPLETE' },
-      ],
-      ...ALL_SUCCEED,
-    });
-    const result = await w.loop('run');
-    expect(result.exitCode, result.stderr).toBe(0);
+  // The accept and the revert's save find nested repositories in what `add -A` took: a folder
+  // that is a submodule of the checkpoint must stay one, whichever way the attempt ends.
+  it.each([
+    { ends: 'COMPLETE', saved: (w: FaultWorld) => `${w.branch}~1` },
+    { ends: 'FAILED: nope', saved: () => `refs/ralphtool/${CHANGE}/attempts/1-1` },
+  ])(
+    'stays a submodule when the attempt moves its commit, then says $ends: not taken for a repository it made',
+    async ({ ends, saved }) => {
+      world = new FaultWorld(CHANGE, 2);
+      const w = world;
+      w.git(
+        '-c',
+        'protocol.file.allow=always',
+        'submodule',
+        'add',
+        '-q',
+        sourceRepo(w),
+        'vendor/sub',
+      );
+      w.git('commit', '-q', '-m', 'a submodule', '--', '.gitmodules', 'vendor/sub');
+      w.rebaseline();
+      w.scenario({
+        '1-1': [
+          { git: ['-C', 'vendor/sub', ...ID, 'commit', '-q', '--allow-empty', '-m', 'moved'] },
+          { tick: 'all' },
+          { signal: ends },
+        ],
+        ...ALL_SUCCEED,
+      });
+      const result = await w.loop('run');
+      expect(result.exitCode, result.stderr).toBe(0);
 
-    const checkpoint = `${w.branch}~1`;
-    const moved = execFileSync('git', ['rev-parse', 'HEAD'], {
-      cwd: path.join(w.dir, 'vendor/sub'),
-      encoding: 'utf8',
-    }).trim();
-    expect(modes(w, checkpoint).get('vendor/sub')).toBe('160000');
-    expect(w.git('rev-parse', `${checkpoint}:vendor/sub`).trim()).toBe(moved);
-    expect(existsSync(path.join(w.dir, 'vendor/sub', '.git'))).toBe(true);
-    expect(existsSync(path.join(w.runDir, 'nested'))).toBe(false);
-  });
+      const moved = execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: path.join(w.dir, 'vendor/sub'),
+        encoding: 'utf8',
+      }).trim();
+      const commit = saved(w);
+      expect(w.git('log', '-1', '--format=%s', commit)).toBe(
+        ends === 'COMPLETE' ? 'checkpoint: 1\n' : `ralphtool: attempt 1-1 of ${CHANGE}\n`,
+      );
+      expect(modes(w, commit).get('vendor/sub')).toBe('160000');
+      expect(w.git('rev-parse', `${commit}:vendor/sub`).trim()).toBe(moved);
+      expect(existsSync(path.join(w.dir, 'vendor/sub', '.git'))).toBe(true);
+      expect(existsSync(path.join(w.runDir, 'nested'))).toBe(false);
+    },
+  );
 });
