@@ -32,6 +32,16 @@ export function makeRecordingGit(dir) {
       '#!/bin/bash',
       `io=${JSON.stringify(io)}`,
       'id="$$-$RANDOM$RANDOM"',
+      // A git kept open for a run (`update-ref --stdin`, ralphtool's ref writer) is spoken to
+      // line by line: recorded once as it starts, with no input (a replay starts it once and
+      // ends it at once, the transactions costing next to nothing), then git itself.
+      'if [[ " $* " == *" update-ref --stdin "* ]]; then',
+      '  : > "$io/$id.in"; : > "$io/$id.out"',
+      '  start=$EPOCHREALTIME',
+      `  printf -v rec '%s${'\x1f'}' git "$start" "$start" "$id" "$PWD" 0 "" 0 "$@"`,
+      `  printf '%s${'\x1e'}' "$rec" >> ${JSON.stringify(log)}`,
+      `  exec ${JSON.stringify(realGit)} "$@"`,
+      'fi',
       'cat > "$io/$id.in"',
       // Whether a GIT_INDEX_FILE existed before git ran: one that did and that no earlier git
       // call wrote was copied there by ralphtool (a temporary index starting from the real one).

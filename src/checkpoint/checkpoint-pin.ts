@@ -1,6 +1,6 @@
 import { git } from '../git/git.js';
 import { assertValidChangeName } from '../core/change-name.js';
-import type { RunGit } from './run-git.js';
+import { setOwnRef, type RunGit } from './run-git.js';
 
 /**
  * `refs/ralphtool/<change>/checkpoint`: the run's checkpoint, held by a ref of ralphtool's own.
@@ -15,9 +15,13 @@ export function checkpointPinRef(change: string): string {
 
 /** Points the pin at a new checkpoint (before the record says so: the pin may run ahead). */
 export async function pinCheckpoint(g: RunGit, sha: string): Promise<void> {
-  await git(g.ctx, ['update-ref', '-m', 'ralphtool: checkpoint', checkpointPinRef(g.change), sha], {
-    context: `could not keep the checkpoint of ${g.change} under a ref`,
-  });
+  // No reflog message: git keeps no reflog for refs outside heads/ and remotes/.
+  await setOwnRef(
+    g,
+    checkpointPinRef(g.change),
+    sha,
+    `could not keep the checkpoint of ${g.change} under a ref`,
+  );
 }
 
 /**

@@ -408,6 +408,7 @@ export class CheckpointRun extends ResolvingRun {
       recordChoice(draft, choice, outcome ?? draft.outcome ?? 'stopped', final),
     );
     if (this.current.status !== 'finished') return;
+    this.closeRefWriter();
     // From the user's work tree when the run's own worktree was given back.
     const g = this.runGit({});
     const home = this.current.home;

@@ -10,6 +10,7 @@ import type { EngineOptions, RunGit, TasksFilesMemo } from './run-git.js';
 import { dirtySubmodules, statusEntries } from '../git/status.js';
 import { RepoGuard, type Protection } from './repo-guard.js';
 import { forgetProgress, saveProgress } from './progress.js';
+import { RefWriter } from '../git/ref-writer.js';
 
 /**
  * A recorded run with its repository: the engine's git context, the guard that puts back what
@@ -25,6 +26,8 @@ export abstract class GuardedRun extends RecordedRun {
   private readonly identity: IdentityMemo = { settings: null };
   /** Where the change's tasks.md files are, found once per run (ignored-tasks.ts). */
   private readonly tasksFiles: TasksFilesMemo = { paths: null, tracked: new Set() };
+  /** The run's own refs (pin, saves) through one git process (git/ref-writer.ts), once used. */
+  private refWriter: RefWriter | null = null;
 
   constructor(
     readonly repo: RepoLocation,
@@ -115,6 +118,8 @@ export abstract class GuardedRun extends RecordedRun {
   protected runGit(opts: CallOptions): RunGit {
     const { signal } = opts;
     const ctx = engineContext(this.repo, { ...this.options, ...(signal ? { signal } : {}) });
+    // Without the call's signal: a sequence that was entered ends its ref updates (journal.ts).
+    this.refWriter ??= new RefWriter(engineContext(this.repo, this.options));
     return {
       ctx: { ...ctx, identity: this.identity },
       repo: this.repo,
@@ -122,6 +127,12 @@ export abstract class GuardedRun extends RecordedRun {
       branch: this.branch,
       paths: this.paths,
       tasksFiles: this.tasksFiles,
+      refs: this.refWriter,
     };
+  }
+
+  /** Ends the git process the run's ref updates went through (a later update starts one). */
+  protected closeRefWriter(): void {
+    this.refWriter?.close();
   }
 }

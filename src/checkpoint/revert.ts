@@ -2,7 +2,7 @@ import { commitTree } from '../git/commit.js';
 import { git } from '../git/git.js';
 import { endBisect, quitOperations } from '../git/operations.js';
 import { branchSha, refCommit, resolveCommit, treeOf } from '../git/repo.js';
-import { indexFile } from './run-git.js';
+import { indexFile, setOwnRef } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWithListing, snapshotWorkTree } from '../git/snapshot.js';
 import type { AddListing } from '../git/snapshot.js';
@@ -337,9 +337,7 @@ async function savedFrom(ctx: RunGit['ctx'], save: string, checkpoint: string): 
 }
 
 async function updateRef(g: RunGit, ref: string, sha: string): Promise<void> {
-  await git(g.ctx, ['update-ref', '-m', 'ralphtool: save attempt', ref, sha], {
-    context: 'could not save the attempt',
-  });
+  await setOwnRef(g, ref, sha, 'could not save the attempt');
 }
 
 function unique(items: readonly string[]): string[] {

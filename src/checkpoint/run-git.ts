@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { assertValidChangeName } from '../core/change-name.js';
 import { runPaths, type RunPaths } from './paths.js';
-import type { GitContext } from '../git/git.js';
+import { git, type GitContext } from '../git/git.js';
+import type { RefWriter } from '../git/ref-writer.js';
 import { ENGINE_CONFIG } from '../git/engine-config.js';
 import { locateRepo, type RepoLocation } from '../git/repo.js';
 import type { CallOptions, RunLocation } from './types.js';
@@ -21,6 +22,22 @@ export interface RunGit {
    * (ignored-tasks.ts); absent for a one-off sequence, which searches every time.
    */
   tasksFiles?: TasksFilesMemo;
+  /**
+   * The run's writer of its own refs (`refs/ralphtool/…`) through one git process kept open;
+   * absent for a one-off sequence, whose updates run `git update-ref` each (`setOwnRef`).
+   */
+  refs?: RefWriter;
+}
+
+/** Points a ref of ralphtool's own at `sha`: through the run's writer when it has one. */
+export async function setOwnRef(
+  g: RunGit,
+  ref: string,
+  sha: string,
+  context: string,
+): Promise<void> {
+  if (g.refs) await g.refs.update(ref, sha, context);
+  else await git(g.ctx, ['update-ref', ref, sha], { context });
 }
 
 /**

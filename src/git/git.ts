@@ -74,15 +74,14 @@ export async function git(
   args: readonly string[],
   opts: GitOptions = {},
 ): Promise<ExecResult> {
-  const settings = ['core.quotepath=false', ...(ctx.config ?? []), ...(opts.config ?? [])];
-  const config = settings.flatMap((setting) => ['-c', setting]);
+  const line = gitCommandLine(ctx, args, opts);
   try {
     // Another program's git (an editor polling `git status`) may hold index.lock: wait for it.
     return await retryWhileLocked(ctx.cwd, ctx.signal, () =>
-      execProgram('git', [...config, ...args], {
+      execProgram(line.command, line.args, {
         cwd: ctx.cwd,
         baseEnv: ctx.baseEnv,
-        env: gitEnvironment(ctx.env, opts.env),
+        env: line.env,
         timeoutMs: ctx.timeoutMs,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(opts.input !== undefined ? { input: opts.input } : {}),
@@ -99,6 +98,21 @@ export async function git(
     }
     throw new GitError({ ...error, args, timeoutMs: ctx.timeoutMs }, opts.context);
   }
+}
+
+/**
+ * The program, arguments and environment (laid over `ctx.baseEnv`) of a git command in `ctx`:
+ * the context's and the command's `-c` settings, the quiet environment, no inherited variable
+ * that points at another repository. For `git` and for a git process kept open (ref-writer.ts).
+ */
+export function gitCommandLine(
+  ctx: GitContext,
+  args: readonly string[],
+  opts: Pick<GitOptions, 'config' | 'env'> = {},
+): { command: string; args: string[]; env: Record<string, string | undefined> } {
+  const settings = ['core.quotepath=false', ...(ctx.config ?? []), ...(opts.config ?? [])];
+  const config = settings.flatMap((setting) => ['-c', setting]);
+  return { command: 'git', args: [...config, ...args], env: gitEnvironment(ctx.env, opts.env) };
 }
 
 /** Trimmed stdout of a git command that must succeed. */

@@ -132,7 +132,11 @@ function collect(stream: Readable, limit: number, onOverflow: () => void): () =>
   return () => Buffer.concat(chunks, size).toString('utf8');
 }
 
-function buildEnv(base: NodeJS.ProcessEnv, overrides: ExecOptions['env']): Record<string, string> {
+/** A child's whole environment: `base` with `overrides` laid over it (undefined removes). */
+export function buildEnv(
+  base: NodeJS.ProcessEnv,
+  overrides: ExecOptions['env'],
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
     if (value !== undefined) env[key] = value;

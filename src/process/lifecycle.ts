@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import {
   DescendantWatch,
   newProcessTag,
@@ -41,6 +41,12 @@ export interface ChildSpec extends ChildLimits {
   watchDescendants?: boolean | undefined;
   /** False: stdout does not reset the idle timer by itself; the caller calls `active()`. */
   stdoutIsActivity?: boolean | undefined;
+  /**
+   * A program spoken to for as long as it runs (`git update-ref --stdin`): stdin stays open
+   * (GroupChild's `stdin`; `input` is not written), and the child keeps ralphtool alive only while
+   * the caller holds it (`hold`). Closing stdin ends it; so does ralphtool's own exit.
+   */
+  conversation?: boolean | undefined;
 }
 
 /** How a child ended, the same for every way of running one. */
@@ -66,6 +72,13 @@ export interface GroupChild {
   stop(): void;
   /** Resets the idle timer (output that is progress). */
   active(): void;
+  /** A conversation's stdin (ChildSpec `conversation`); null otherwise. */
+  readonly stdin: Writable | null;
+  /**
+   * A conversation keeps ralphtool's event loop alive only while held (an answer is awaited):
+   * idle, it never keeps the process from exiting. No effect on other children.
+   */
+  hold(held: boolean): void;
   /**
    * Settles, never rejecting, once the program exited, what it left running was killed and its
    * output pipes closed (or were given up on: a leftover holding them never keeps it waiting).
@@ -141,7 +154,15 @@ export function startChild(command: string, args: readonly string[], spec: Child
   child.stderr.on('data', active);
   // A child that exits without reading its input closes the pipe: not our failure.
   child.stdin.on('error', () => undefined);
-  child.stdin.end(spec.input ?? '');
+  if (!spec.conversation) child.stdin.end(spec.input ?? '');
+  const hold = (held: boolean): void => {
+    if (!spec.conversation) return;
+    for (const handle of [child, child.stdin, child.stdout, child.stderr] as Refable[]) {
+      if (held) handle.ref?.();
+      else handle.unref?.();
+    }
+  };
+  hold(false);
 
   child.on('error', (error: NodeJS.ErrnoException) => {
     if (child.pid === undefined) spawnError = error;
@@ -189,5 +210,12 @@ export function startChild(command: string, args: readonly string[], spec: Child
     return watch ? { ...end, aborted, strays: watch.reported() } : { ...end, aborted };
   });
 
-  return { pgid, stdout: child.stdout, stderr: child.stderr, stop, active, ended };
+  const stdin = spec.conversation ? child.stdin : null;
+  return { pgid, stdout: child.stdout, stderr: child.stderr, stdin, stop, active, hold, ended };
+}
+
+/** A child process or one of its pipes (a socket): both can stop keeping the event loop alive. */
+interface Refable {
+  ref?: () => unknown;
+  unref?: () => unknown;
 }
