@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git } from './git.js';
 import type { GitContext } from './git.js';
@@ -22,11 +22,21 @@ const MARKERS: readonly { file: string; operation: GitOperation }[] = [
 
 /** Every operation in progress, most disruptive first; empty when there is none. */
 export async function operationsInProgress(gitDir: string): Promise<GitOperation[]> {
+  // One listing of the git directory instead of a look per marker (asked twice a story): a
+  // marker whose first part is not there is not looked for. Unreadable: every one is.
+  const names = await readdir(gitDir).then(
+    (entries) => new Set(entries),
+    () => null,
+  );
   const found: GitOperation[] = [];
   for (const { file, operation } of MARKERS) {
     // `git am` keeps its state in rebase-apply/ as well; it is one operation, not two.
     if (found.includes(operation) || (operation === 'rebase' && found.includes('am'))) continue;
-    if (await exists(join(gitDir, file))) found.push(operation);
+    const [first = file, ...rest] = file.split('/');
+    if (names !== null && !names.has(first)) continue;
+    if ((names !== null && rest.length === 0) || (await exists(join(gitDir, file)))) {
+      found.push(operation);
+    }
   }
   return found;
 }
