@@ -39,12 +39,15 @@ export interface Settling {
  * found, and pipes that still do not close are given up on after DRAIN_MS.
  */
 export async function settleAfterExit(s: Settling): Promise<void> {
-  signalGroup(s.pgid, 'SIGTERM');
-  if (s.watch) DescendantWatch.signal(s.watch.strays(), 'SIGTERM');
+  const groupLeft = signalGroup(s.pgid, 'SIGTERM');
+  const strays = s.watch?.strays() ?? new Map<number, string>();
+  DescendantWatch.signal(strays, 'SIGTERM');
   await firstOf(s.graceMs, s.pipesClosed, s.hurry);
   // Nothing left in the group (the usual case): no look at /proc.
   if (signalGroup(s.pgid, 'SIGKILL')) await groupGone(s.pgid);
-  if (s.watch) await killStrays(s.watch);
+  // Nothing of the program's was alive, in its group or out of it (the usual case): nothing can
+  // have started since, so no second look at /proc.
+  if (s.watch && (groupLeft || strays.size > 0)) await killStrays(s.watch);
   if (
     !(await firstOf(
       DRAIN_MS,
