@@ -1,31 +1,66 @@
-import { groupOptions } from './help-groups.js';
 import { environmentFailure } from '../core/error-details.js';
 import { clean } from '../format/text.js';
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { QuitNow, RalphError, UsageError } from '../core/errors.js';
-import { didYouMean } from '../core/suggest.js';
 import { ON_PATH, reachable } from '../core/reach.js';
 import type { CommandIO } from './io.js';
+import type { CommandContext } from './program-context.js';
 import { packageVersion } from './version.js';
-import {
-  addAnswerOptions,
-  addRunOptions,
-  addUiWorktreeOptions,
-  addWorktreeOptions,
-  type RawRunFlags,
-} from './run-flags.js';
 import type { FinishFlags } from './commands/finish.js';
-import type { WorkerFlags } from './commands/worker.js';
-import { addFromOption, addPushOptions } from './remote-flags.js';
-import { addWorkerOptions } from './worker-flags.js';
-import { addSettingOptions } from './settings/flags.js';
+import type * as RunModule from './program-run.js';
+
+type Define = (program: Command, context: CommandContext) => void;
+type RunDefinitions = typeof RunModule;
 
 /**
- * Builds the argv parser. Every action lazily imports its command, so `--help`
- * and `list` stay fast; each resolves to an exit code.
+ * The commands in the order `--help` lists them, each with where its definition lives: the
+ * ones taking the run's options are in program-run.ts, whose option tables (and what they
+ * import) only those commands and the whole program's help load.
  */
-export function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
+const COMMANDS: readonly (readonly [string, Define | keyof RunDefinitions])[] = [
+  ['list', defineList],
+  ['show', defineShow],
+  ['run', 'defineRun'],
+  ['resume', 'defineResume'],
+  ['finish', defineFinish],
+  ['status', defineStatus],
+  ['report', defineReport],
+  ['demo', defineDemo],
+  ['doctor', defineDoctor],
+  ['init', defineInit],
+  ['config', 'defineConfig'],
+  ['worker', 'defineWorker'],
+];
+
+/**
+ * The command a command line names when nothing but the program's `-C <dir>` comes before
+ * it; null for any other line (the bare UI, `help`, `--help`, a typo, a run option first),
+ * which gets the whole program.
+ */
+export function namedCommand(argv: readonly string[]): string | null {
+  let i = 0;
+  while (i < argv.length) {
+    const word = argv[i] ?? '';
+    if (word === '-C' || word === '--cwd') i += 2;
+    else if (word.startsWith('--cwd=') || (word.startsWith('-C') && word.length > 2)) i += 1;
+    else break;
+  }
+  const word = argv[i];
+  return COMMANDS.some(([name]) => name === word) ? (word ?? null) : null;
+}
+
+/**
+ * Builds the argv parser. Every action lazily imports its command; a command line that names
+ * its command (`namedCommand`) gets a program of that one command, which parses, helps and
+ * refuses it exactly as the whole program does (test/cli/program-lazy.test.ts), so `list`
+ * loads no other command's options. Each action resolves to an exit code.
+ */
+export async function buildProgram(
+  io: CommandIO,
+  setExit: (code: number) => void,
+  only: string | null = null,
+): Promise<Command> {
   const program = new Command('ralphtool');
   program
     .description(
@@ -51,7 +86,20 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
     const global = program.opts<{ cwd?: string }>().cwd;
     return resolveCwd(io.cwd, own ?? global);
   };
+  const context: CommandContext = { io, setExit, cwdOf };
 
+  const chosen = COMMANDS.filter(([name]) => only === null || name === only);
+  const needsRun = only === null || chosen.some(([, define]) => typeof define === 'string');
+  const run = needsRun ? await import('./program-run.js') : null;
+  for (const [, define] of chosen) {
+    if (typeof define !== 'string') define(program, context);
+    else run?.[define](program, context);
+  }
+  if (only === null) run?.defineBare(program, context);
+  return program;
+}
+
+function defineList(program: Command, { io, setExit, cwdOf }: CommandContext): void {
   program
     .command('list')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -61,7 +109,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       const { listCommand } = await import('./commands/list.js');
       setExit(await listCommand(io, { cwd: cwdOf(cmd), json: opts.json === true }));
     });
+}
 
+function defineShow(program: Command, { io, setExit, cwdOf }: CommandContext): void {
   program
     .command('show')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -72,56 +122,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       const { showCommand } = await import('./commands/show.js');
       setExit(await showCommand(io, { cwd: cwdOf(cmd), change, json: opts.json === true }));
     });
+}
 
-  groupOptions(
-    addPushOptions(
-      addWorktreeOptions(
-        addRunOptions(
-          program
-            .command('run')
-            .option('-C, --cwd <dir>', 'run as if started in <dir>')
-            .description(
-              'run the loop on a change; on several (or --all) at once, each in a worktree of its own',
-            )
-            .argument('[changes...]', 'change names')
-            .addOption(
-              new Option(
-                '--force',
-                'reuse an existing ralph/<change> branch that has no record (its old tip is saved under refs/ralphtool/<change>/forced/)',
-              ),
-            ),
-        ),
-      ),
-    ),
-  ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
-    const { runCommand } = await import('./commands/run.js');
-    setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'start' }));
-  });
-
-  groupOptions(
-    addFromOption(
-      addPushOptions(
-        addWorktreeOptions(
-          addAnswerOptions(
-            addRunOptions(
-              program
-                .command('resume')
-                .option('-C, --cwd <dir>', 'run as if started in <dir>')
-                .description(
-                  'continue an interrupted run from its last checkpoint, with the options it was started with and your own edits of tasks.md since it stopped (several, or --all)',
-                )
-                .argument('[changes...]', 'change names'),
-            ),
-          ),
-        ),
-      ),
-      'continue it here',
-    ),
-  ).action(async (changes: string[], opts: RawRunFlags, cmd: Command) => {
-    const { runCommand } = await import('./commands/run.js');
-    setExit(await runCommand(io, { cwd: cwdOf(cmd), changes, flags: opts, mode: 'resume' }));
-  });
-
+function defineFinish(program: Command, { io, setExit, cwdOf }: CommandContext): void {
   program
     .command('finish')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -142,7 +145,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       const { finishCommand } = await import('./commands/finish.js');
       setExit(await finishCommand(io, { cwd: cwdOf(cmd), change, flags: opts }));
     });
+}
 
+function defineStatus(program: Command, { io, setExit, cwdOf }: CommandContext): void {
   program
     .command('status')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -159,7 +164,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
         }),
       );
     });
+}
 
+function defineReport(program: Command, { io, setExit, cwdOf }: CommandContext): void {
   program
     .command('report')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -181,7 +188,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
         }),
       );
     });
+}
 
+function defineDemo(program: Command, { io, setExit }: CommandContext): void {
   program
     .command('demo')
     .description('self-contained demonstration in a temporary repository (scripted agent, no AI)')
@@ -190,7 +199,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       const { demoCommand } = await import('./commands/demo.js');
       setExit(await demoCommand(io, { json: opts.json === true }));
     });
+}
 
+function defineDoctor(program: Command, { io, setExit, cwdOf }: CommandContext): void {
   program
     .command('doctor')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -199,7 +210,9 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       const { doctorCommand } = await import('./commands/doctor.js');
       setExit(await doctorCommand(io, { cwd: cwdOf(cmd) }));
     });
+}
 
+function defineInit(program: Command, { io, setExit, cwdOf }: CommandContext): void {
   program
     .command('init')
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
@@ -211,54 +224,6 @@ export function buildProgram(io: CommandIO, setExit: (code: number) => void): Co
       const { initCommand } = await import('./commands/init.js');
       setExit(await initCommand(io, { cwd: cwdOf(cmd), yes: opts.yes === true }));
     });
-
-  addSettingOptions(
-    program
-      .command('config')
-      .option('-C, --cwd <dir>', 'run as if started in <dir>')
-      .description(
-        'the settings a run started here uses (.ralphtool/config.yaml, then ~/.config/ralphtool/config.yaml) and where each comes from; a flag shows its own precedence',
-      )
-      .option('--json', 'print JSON'),
-  ).action(async (opts: RawRunFlags, cmd: Command) => {
-    const { configCommand } = await import('./commands/config.js');
-    setExit(await configCommand(io, { cwd: cwdOf(cmd), flags: opts, json: opts.json === true }));
-  });
-
-  addWorkerOptions(
-    addRunOptions(
-      program
-        .command('worker')
-        .option('-C, --cwd <dir>', 'run as if started in <dir>')
-        .description(
-          'take up the changes with work left on a git remote one after another (run or resume --from, pushed, kept), until none is left; several workers on several clones share the changes',
-        ),
-    ),
-  ).action(async (opts: WorkerFlags, cmd: Command) => {
-    const { workerCommand } = await import('./commands/worker.js');
-    setExit(await workerCommand(io, { cwd: cwdOf(cmd), flags: opts }));
-  });
-
-  // Any word left for the bare command is a command that does not exist (a typo of one).
-  program.allowExcessArguments(true);
-  addUiWorktreeOptions(addRunOptions(program)).action(async (opts: RawRunFlags, cmd: Command) => {
-    const [word] = cmd.args;
-    if (word !== undefined) {
-      const names = program.commands.map((c) => c.name());
-      throw new UsageError(
-        `unknown command "${word}"${didYouMean(word, names)}: the commands are ${names.join(', ')} (\`ralphtool --help\` tells more)`,
-      );
-    }
-    if (io.stdout.isTTY !== true || io.stdin.isTTY !== true) {
-      // The UI needs a terminal; scripts get the usage instead (contract: exit 2).
-      io.stderr.write(program.helpInformation());
-      setExit(2);
-      return;
-    }
-    const { uiCommand } = await import('./commands/ui.js');
-    setExit(await uiCommand(io, { cwd: cwdOf(cmd), flags: opts }));
-  });
-  return program;
 }
 
 function resolveCwd(base: string, given: string | undefined): string {
@@ -277,10 +242,14 @@ export interface ProgramEnd {
 /** Runs the program on argv; the only place errors become exit codes. */
 export async function runProgram(argv: readonly string[], io: CommandIO): Promise<ProgramEnd> {
   let code = 0;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  });
   try {
+    const program = await buildProgram(
+      io,
+      (c) => {
+        code = c;
+      },
+      namedCommand(argv),
+    );
     await program.parseAsync([...argv], { from: 'user' });
     return { exitCode: code, atOnce: false };
   } catch (error) {

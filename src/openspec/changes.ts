@@ -12,7 +12,7 @@ import { assertValidChangeName, isValidChangeName } from '../core/change-name.js
 import { RuntimeError, UsageError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import { lastModifiedIn } from './last-modified.js';
-import { readOptionalText } from './read-text.js';
+import { readOptionalText, readOptionalTextSync } from './read-text.js';
 import { readSpecs } from './specs.js';
 import { parseTasks } from './tasks.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
@@ -48,8 +48,8 @@ export function changePaths(root: string, name: string): ChangePaths {
 }
 
 /** Stories of a change's tasks.md; a change without tasks.md has none. */
-async function readStories(paths: ChangePaths, name: string): Promise<Story[]> {
-  const content = await readOptionalText(paths.tasksPath, `${changeRelativePath(name)}/tasks.md`);
+function readStories(paths: ChangePaths, name: string): Story[] {
+  const content = readOptionalTextSync(paths.tasksPath, `${changeRelativePath(name)}/tasks.md`);
   return content === null ? [] : parseTasks(content);
 }
 
@@ -64,9 +64,9 @@ async function changeDirEntries(root: string): Promise<Dirent[]> {
   }
 }
 
-async function lastModifiedOf(dir: string, name: string): Promise<string> {
+function lastModifiedOf(dir: string, name: string): string {
   try {
-    return (await lastModifiedIn(dir)).toISOString();
+    return lastModifiedIn(dir).toISOString();
   } catch (error) {
     const reason = messageOf(error);
     throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${reason}`);
@@ -79,25 +79,20 @@ async function lastModifiedOf(dir: string, name: string): Promise<string> {
  * names are not valid change names are left out, since no command could take them.
  */
 export async function listChanges(root: string): Promise<ChangeSummary[]> {
-  const names = await listChangeNames(root);
-  // All changes at once: each is a few small reads and stats, which wait on the disk, not
-  // the CPU (one after another, 105 changes took most of `list`'s time).
-  return Promise.all(
-    names.map(async (name): Promise<ChangeSummary> => {
-      const paths = changePaths(root, name);
-      const [stories, lastModified] = await Promise.all([
-        readStories(paths, name),
-        lastModifiedOf(paths.dir, name),
-      ]);
-      return {
-        name,
-        path: changeRelativePath(name),
-        stories: countStories(stories),
-        tasks: countTasks(stories),
-        lastModified,
-      };
-    }),
-  );
+  // One change after another, synchronously: each is a few small reads and stats that the
+  // page cache answers at once; through the thread pool (all changes at once, as before) the
+  // same reads took 4–5 times as long for 100 changes.
+  return (await listChangeNames(root)).map((name): ChangeSummary => {
+    const paths = changePaths(root, name);
+    const stories = readStories(paths, name);
+    return {
+      name,
+      path: changeRelativePath(name),
+      stories: countStories(stories),
+      tasks: countTasks(stories),
+      lastModified: lastModifiedOf(paths.dir, name),
+    };
+  });
 }
 
 /** The names `listChanges` lists, sorted. */
@@ -151,7 +146,7 @@ export async function readChange(root: string, name: string): Promise<Change> {
   const paths = changePaths(root, name);
   await assertChangeExists(root, paths, name);
   const shown = changeRelativePath(name);
-  const stories = await readStories(paths, name);
+  const stories = readStories(paths, name);
   const requirements = await readSpecs(paths.specsDir, `${shown}/specs`);
   const proposal = await readOptionalText(paths.proposalPath, `${shown}/proposal.md`);
   const design = await readOptionalText(paths.designPath, `${shown}/design.md`);

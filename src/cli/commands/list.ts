@@ -14,13 +14,19 @@ export async function listCommand(
 ): Promise<number> {
   assertDirectory(opts.cwd);
   const root = findOpenSpecRoot(opts.cwd);
+  // Recorded runs that wait for the user: marked beside their change (a kept one, where).
+  // Asked first, so that git finds the repository while the changes are read.
+  const marksAsked = opts.json
+    ? null
+    : recordedRunMarks(opts.cwd, DEFAULT_RUN_OPTIONS.commandTimeoutMs, io.env);
+  // Reading the changes may fail first: the question's own failure is then nobody's to report.
+  marksAsked?.catch(() => undefined);
   const changes = await listChanges(root);
   const skipped = await invalidChangeFolders(root);
-  if (opts.json) {
+  if (marksAsked === null) {
     io.stdout.write(`${JSON.stringify({ changes, skipped }, null, 2)}\n`);
   } else {
-    // Recorded runs that wait for the user: marked beside their change (a kept one, where).
-    const marks = await recordedRunMarks(opts.cwd, DEFAULT_RUN_OPTIONS.commandTimeoutMs, io.env);
+    const marks = await marksAsked;
     io.stdout.write(
       reachable(renderChangeList(changes, io.style, new Date(), marks), io.reach ?? ON_PATH),
     );
