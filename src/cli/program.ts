@@ -1,5 +1,5 @@
 import { environmentFailure } from '../core/error-details.js';
-import { clean } from '../format/text.js';
+import { clean } from '../format/clean.js';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { QuitNow, RalphError, UsageError } from '../core/errors.js';

@@ -1,4 +1,5 @@
 import stringWidth from 'string-width';
+import { DRAWN_NARROW } from './plain-width.js';
 
 /**
  * Text split into graphemes (what a reader sees as one character) with the terminal columns
@@ -55,13 +56,6 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** Distinct graphemes seen so far and their widths; emptied when it grows past its bound. */
 const widths = new Map<string, number>();
 const MAX_REMEMBERED = 10_000;
-
-/**
- * The characters ralphtool draws itself (bars, arrows, marks, rules), one column each, as
- * string-width says (test/format/graphemes.test.ts checks it): known without calling it, whose
- * first call compiles its emoji expression (~70 ms, most of what `list` spends on its table).
- */
-export const DRAWN_NARROW = new Set('·…↓—›↑✗✓⏸⇄→⚠–×─←⟳●○▶↺◉▸■░█│⇡‹•┌┐└┘├┤');
 
 function measured(text: string): Grapheme {
   if (DRAWN_NARROW.has(text)) return { text, width: 1 };

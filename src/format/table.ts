@@ -1,3 +1,4 @@
+import { layoutTable } from './table-layout.js';
 import { columns } from './text.js';
 
 /**
@@ -5,18 +6,5 @@ import { columns } from './text.js';
  * widths are terminal columns, so a cell in CJK or with emoji keeps its column straight.
  */
 export function table(rows: readonly (readonly string[])[]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) {
-    row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, columns(cell));
-    });
-  }
-  return rows.map((row) =>
-    row
-      .map((cell, i) =>
-        i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - columns(cell)),
-      )
-      .join('  ')
-      .trimEnd(),
-  );
+  return layoutTable(rows, columns);
 }

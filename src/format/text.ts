@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import { eachGrapheme, graphemes, PRINTABLE_ASCII, type Grapheme } from './graphemes.js';
-import { sanitizeForTerminal } from './sanitize.js';
+export { clean, oneLine, textLines } from './clean.js';
 
 /**
  * Text helpers for the screens and the plain output. Everything that came from outside
@@ -12,32 +12,6 @@ import { sanitizeForTerminal } from './sanitize.js';
  * the edge, where Ink cuts it off. Text is cut only between graphemes (what a reader sees as
  * one character), so an emoji sequence or a letter with its accent is never split.
  */
-
-/** Sanitised, tabs expanded: still may contain newlines. */
-export function clean(text: string): string {
-  return sanitizeForTerminal(text).replace(/\t/g, '  ');
-}
-
-/** Sanitised and squeezed onto one line, its line breaks shown as `joiner`. */
-export function oneLine(text: string, joiner = ' '): string {
-  return clean(text)
-    .trim()
-    .replace(/\s*\n\s*/g, joiner);
-}
-
-/** Splits agent text into clean lines, without leading/trailing or repeated blank lines. */
-export function textLines(text: string): string[] {
-  const lines = clean(text)
-    .split('\n')
-    .map((l) => l.trimEnd());
-  const out: string[] = [];
-  for (const line of lines) {
-    if (line === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
-    out.push(line);
-  }
-  while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out;
-}
 
 /** The columns `text` takes on a terminal (colour codes take none). */
 export function columns(text: string): number {

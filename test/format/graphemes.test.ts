@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { DRAWN_NARROW, graphemes } from '../../src/format/graphemes.js';
+import { graphemes } from '../../src/format/graphemes.js';
+import { DRAWN_NARROW } from '../../src/format/plain-width.js';
 import { columns } from '../../src/format/text.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

@@ -4,7 +4,8 @@ import { DEFAULT_RUN_OPTIONS } from '../../run/options.js';
 import { findOpenSpecRoot } from '../../openspec/root.js';
 import { changeRelativePath, invalidChangeFolders, listChanges } from '../../openspec/changes.js';
 import type { CommandIO } from '../io.js';
-import { renderChangeList } from '../render/list.js';
+import { plainColumns } from '../../format/plain-width.js';
+import { changeListCells, renderChangeList } from '../render/list.js';
 import { assertDirectory } from './cwd.js';
 
 /** `ralphtool list [--json]`: the changes of the repository with their progress. */
@@ -26,9 +27,9 @@ export async function listCommand(
   if (marksAsked === null) {
     io.stdout.write(`${JSON.stringify({ changes, skipped }, null, 2)}\n`);
   } else {
-    const marks = await marksAsked;
+    const cells = changeListCells(changes, io.style, new Date(), await marksAsked);
     io.stdout.write(
-      reachable(renderChangeList(changes, io.style, new Date(), marks), io.reach ?? ON_PATH),
+      reachable(renderChangeList(cells, await measureFor(cells)), io.reach ?? ON_PATH),
     );
     for (const name of skipped) {
       io.stderr.write(
@@ -37,4 +38,16 @@ export async function listCommand(
     }
   }
   return 0;
+}
+
+/**
+ * How to measure the table's cells: without string-width when they are all plain (ASCII names,
+ * drawn bars, colour codes: the usual list), which spares loading it; else with it.
+ */
+async function measureFor(
+  cells: readonly (readonly string[])[] | null,
+): Promise<(cell: string) => number> {
+  const plain = (cells ?? []).every((row) => row.every((cell) => plainColumns(cell) !== null));
+  if (plain) return (cell) => plainColumns(cell) ?? 0;
+  return (await import('../../format/text.js')).columns;
 }
