@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `ralphtool list` on a repository of many changes (the vendored OpenSpec changes copied until
-// there are --changes of them), against node starting and doing nothing (the floor of any node
-// CLI) and, with --baseline, another build of ralphtool, alternating run by run. Wall time of
+// there are --changes of them), and `ralphtool --version`, against node starting and doing
+// nothing (the floor of any node CLI) and, with --baseline, another build of ralphtool,
+// alternating run by run. Wall time of
 // the whole process, medians with min–max.
 //
 //   node bench/list-changes.mjs [--changes 105] [--rounds 15] [--cli dist/cli/main.js]
@@ -49,6 +50,10 @@ try {
     { name: 'node, doing nothing', argv: [process.execPath, '-e', ''] },
     { name: 'ralphtool list', argv: [process.execPath, cli, 'list'] },
     ...(baseline ? [{ name: 'baseline list', argv: [process.execPath, baseline, 'list'] }] : []),
+    { name: 'ralphtool --version', argv: [process.execPath, cli, '--version'] },
+    ...(baseline
+      ? [{ name: 'baseline --version', argv: [process.execPath, baseline, '--version'] }]
+      : []),
     ...(withOpenspec && existsSync(openspecBin)
       ? [{ name: 'openspec list', argv: [openspecBin, 'list'] }]
       : []),
