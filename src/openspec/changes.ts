@@ -13,7 +13,6 @@ import { RuntimeError, UsageError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import { lastModifiedIn } from './last-modified.js';
 import { readOptionalText, readOptionalTextSync } from './read-text.js';
-import { readSpecs } from './specs.js';
 import { parseTasks } from './tasks.js';
 import { errnoCode, messageOf } from '../core/error-details.js';
 
@@ -147,6 +146,8 @@ export async function readChange(root: string, name: string): Promise<Change> {
   await assertChangeExists(root, paths, name);
   const shown = changeRelativePath(name);
   const stories = readStories(paths, name);
+  // The spec reader (three modules) is loaded by the commands that read one change, not by `list`.
+  const { readSpecs } = await import('./specs.js');
   const requirements = await readSpecs(paths.specsDir, `${shown}/specs`);
   const proposal = await readOptionalText(paths.proposalPath, `${shown}/proposal.md`);
   const design = await readOptionalText(paths.designPath, `${shown}/design.md`);
