@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import module from 'node:module';
 import { packageVersion } from './version.js';
 
 // `ralphtool --version` answers before the program is loaded (its parser, its commands and what
@@ -11,6 +10,8 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
   // Node 22 keeps the compiled modules in a cache folder (its own: os.tmpdir()/node-compile-cache,
   // or NODE_COMPILE_CACHE; off with NODE_DISABLE_COMPILE_CACHE); a cache it cannot use or write
   // it only reports in the return value, never throws. Node 20 has none: the call is skipped.
+  // (Imported here, not above: --version does without.)
+  const { default: module } = await import('node:module');
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   await import('./entry.js');
 }
