@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   countStories,
@@ -52,10 +53,10 @@ function readStories(paths: ChangePaths, name: string): Story[] {
   return content === null ? [] : parseTasks(content);
 }
 
-async function changeDirEntries(root: string): Promise<Dirent[]> {
+function changeDirEntries(root: string): Dirent[] {
   const changesDir = join(root, 'openspec', 'changes');
   try {
-    return await readdir(changesDir, { withFileTypes: true });
+    return readdirSync(changesDir, { withFileTypes: true });
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
@@ -77,11 +78,18 @@ function lastModifiedOf(dir: string, name: string): string {
  * it takes every folder under openspec/changes/ except archive/; folders whose
  * names are not valid change names are left out, since no command could take them.
  */
-export async function listChanges(root: string): Promise<ChangeSummary[]> {
-  // One change after another, synchronously: each is a few small reads and stats that the
-  // page cache answers at once; through the thread pool (all changes at once, as before) the
-  // same reads took 4–5 times as long for 100 changes.
-  return (await listChangeNames(root)).map((name): ChangeSummary => {
+export function listChanges(root: string): Promise<ChangeSummary[]> {
+  // A failure rejects the promise, as from an async function.
+  return new Promise((resolve) => resolve(summaries(root)));
+}
+
+/**
+ * One change after another, synchronously: each is a few small reads and stats that the page
+ * cache answers at once; through the thread pool (all changes at once, as before) the same
+ * reads took 4–5 times as long for 100 changes, most of it waiting for the pool's threads.
+ */
+function summaries(root: string): ChangeSummary[] {
+  return listChangeNames(root).map((name): ChangeSummary => {
     const paths = changePaths(root, name);
     const stories = readStories(paths, name);
     return {
@@ -95,8 +103,8 @@ export async function listChanges(root: string): Promise<ChangeSummary[]> {
 }
 
 /** The names `listChanges` lists, sorted. */
-async function listChangeNames(root: string): Promise<string[]> {
-  return (await changeDirEntries(root))
+function listChangeNames(root: string): string[] {
+  return changeDirEntries(root)
     .filter((entry) => entry.isDirectory() && entry.name !== ARCHIVE)
     .map((entry) => entry.name)
     .filter(isValidChangeName)
@@ -108,18 +116,27 @@ async function listChangeNames(root: string): Promise<string[]> {
  * valid change names (`My_Change`): OpenSpec itself lists them, so `list` names them rather
  * than letting them vanish.
  */
-export async function invalidChangeFolders(root: string): Promise<string[]> {
-  return (await changeDirEntries(root))
-    .filter((entry) => entry.isDirectory() && entry.name !== ARCHIVE)
-    .map((entry) => entry.name)
-    .filter((name) => !isValidChangeName(name))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+export function invalidChangeFolders(root: string): Promise<string[]> {
+  return new Promise((resolve) =>
+    resolve(
+      changeDirEntries(root)
+        .filter((entry) => entry.isDirectory() && entry.name !== ARCHIVE)
+        .map((entry) => entry.name)
+        .filter((name) => !isValidChangeName(name))
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    ),
+  );
 }
 
 async function assertChangeExists(root: string, paths: ChangePaths, name: string): Promise<void> {
-  const unknown = async (): Promise<UsageError> => {
+  const unknown = (): UsageError => {
     // The suggestion is a courtesy: a folder that cannot be listed only loses it.
-    const known = await listChangeNames(root).catch((): string[] => []);
+    let known: string[] = [];
+    try {
+      known = listChangeNames(root);
+    } catch {
+      // No suggestion then.
+    }
     return new UsageError(
       `unknown change "${name}"${didYouMean(name, known)}: no folder ${changeRelativePath(name)} (see \`ralphtool list\`)`,
     );
@@ -134,10 +151,10 @@ async function assertChangeExists(root: string, paths: ChangePaths, name: string
     isDirectory = (await stat(paths.dir)).isDirectory();
   } catch (error) {
     const code = errnoCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw await unknown();
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw unknown();
     throw new RuntimeError(`cannot read ${changeRelativePath(name)}: ${messageOf(error)}`);
   }
-  if (!isDirectory) throw await unknown();
+  if (!isDirectory) throw unknown();
 }
 
 /** Everything ralphtool knows about one change: stories, requirements, proposal and design. */
