@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { execProgram } from '../../../src/process/exec.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 
@@ -18,5 +20,31 @@ describe('ralphtool --version', () => {
         code: 0,
       });
     }
+  });
+});
+
+// The Action's bundle is split into chunks beside action/dist/ralphtool.mjs (scripts/bundle.mjs):
+// code that finds files relative to its own module (package.json for the version) must find
+// them from whichever chunk it landed in. Chunks once in a subfolder read no package.json and
+// said 0.0.0.
+describe("the Action's bundle", () => {
+  it('prints the version, the help and a refusal as the built modules do', async () => {
+    const bundle = path.resolve('action/dist/ralphtool.mjs');
+    for (const args of [['--version'], ['-C', '.', '--version'], ['--help'], ['list', '--help']]) {
+      const fromBundle = await execProgram(process.execPath, [bundle, ...args], {
+        baseEnv: process.env,
+        cwd: process.cwd(),
+        env: { NO_COLOR: '1', FORCE_COLOR: undefined },
+        reject: false,
+      });
+      const fromDist = await runCli(args, { cwd: process.cwd() });
+      expect({ args, out: fromBundle.stdout, code: fromBundle.exitCode }).toEqual({
+        args,
+        out: fromDist.stdout,
+        code: 0,
+      });
+    }
+    const versionOut = await runCli(['--version'], { cwd: process.cwd() });
+    expect(versionOut.stdout).toBe(`${version}\n`);
   });
 });
