@@ -1,0 +1,2 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+var t=class extends Error{exitCode;constructor(e,c){super(e),this.exitCode=c,this.name=new.target.name}},r=class extends t{constructor(e){super(e,2)}},n=class extends t{constructor(e){super(e,1)}},o=class extends Error{exitCode;constructor(e){super(`quit at once (exit ${e})`),this.exitCode=e,this.name=new.target.name}};export{t as a,r as b,n as c,o as d};

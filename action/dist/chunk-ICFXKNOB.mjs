@@ -1,0 +1,2 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+function t(e){return e.status==="finished"?e.choice==="keep"?"kept":null:e.question&&e.question.answer===null?"blocked":e.choice==="keep"?"kept-incomplete":e.outcome!==null&&e.outcome!=="error"?"waiting":"interrupted"}function i(e){return`kept incomplete: resume with \`ralphtool resume ${e}\` or finish with \`ralphtool finish ${e} --cleanup|--keep\``}export{t as a,i as b};

@@ -1,0 +1,2 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+import{b as t}from"./chunk-2BTBCVI7.mjs";var r=/^[a-z0-9]+(?:-[a-z0-9]+)*$/,n=200;function o(e){return e.length<=n&&r.test(e)}function i(e){if(!o(e)){let a=JSON.stringify(e);throw new t(`invalid change name ${a}: use lowercase kebab-case, e.g. "add-auth" (see \`ralphtool list\`)`)}return e}export{o as a,i as b};

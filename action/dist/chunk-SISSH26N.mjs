@@ -1,0 +1,2 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+import{a as c}from"./chunk-ZGDVPVIZ.mjs";import{b as s}from"./chunk-ERKFLSW6.mjs";function $(n,r,a){let u=o=>c(Date.parse(o),r),i=[],e=n.usage;e!==null&&i.push(`${e.percent}% of the ${s(e.window??"usage")} window used, resets ${u(e.resetsAt)}`);let t=n.limit;if(t!==null){let o=t.change===a?"this run":`the run of ${s(t.change)} (pid ${t.pid})`;i.push(`limited until ${u(t.until)} by ${o}`)}return`account ${n.key}: ${i.join(" \xB7 ")}`}export{$ as a};

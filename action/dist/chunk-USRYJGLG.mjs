@@ -1,0 +1,4 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+import{d as u}from"./chunk-2BTBCVI7.mjs";function f(s,r,o,i=()=>{}){let n=0,t=e=>{if(e==="SIGHUP"&&(S(),i()),!(e==="SIGHUP"&&n>0)){if(n+=1,n===1){r(`
+ralphtool: ${c[e]??e}: stopping \u2014 killing the agent and reverting its partial work (Ctrl-C again to quit at once)
+`),s.abort();return}r("\nralphtool: quitting now; the run is left on disk (see `ralphtool status`)\n"),o(130)}};return process.on("SIGINT",t),process.on("SIGTERM",t),process.on("SIGHUP",t),()=>{process.off("SIGINT",t),process.off("SIGTERM",t),process.off("SIGHUP",t)}}var c={SIGINT:"Ctrl-C",SIGHUP:"the terminal closed (SIGHUP)"},p=!1;function S(){p=!0}function G(){return p}function g(s,r){let o=()=>{},i=new Promise((e,l)=>{o=a=>l(new u(a))}),n=!1,t=f(s,r,o,()=>{n=!0});return{quitting:i,quitNow:e=>o(e),hungUp:()=>n,remove:t}}export{S as a,G as b,g as c};

@@ -1,0 +1,2 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+function u(n,r){let t=new Date(n),o=`${e(t.getHours())}:${e(t.getMinutes())}`,a=new Date(r);return t.getFullYear()===a.getFullYear()&&t.getMonth()===a.getMonth()&&t.getDate()===a.getDate()?o:`${t.getFullYear()}-${e(t.getMonth()+1)}-${e(t.getDate())} ${o}`}function e(n){return String(n).padStart(2,"0")}export{u as a};
