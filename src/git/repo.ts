@@ -22,16 +22,22 @@ export type HeadPosition =
 
 /** Finds the repository around `ctx.cwd`; null when `cwd` is not inside a git work tree. */
 export async function locateRepo(ctx: GitContext): Promise<RepoLocation | null> {
-  const inside = await git(ctx, ['rev-parse', '--is-inside-work-tree'], { allowFailure: true });
-  if (inside.exitCode !== 0 || inside.stdout.trim() !== 'true') return null;
-  const out = await gitOut(ctx, [
-    'rev-parse',
-    '--show-toplevel',
-    '--absolute-git-dir',
-    '--git-common-dir',
-  ]);
-  const [root, gitDir, commonDir] = out.split('\n');
-  if (!root || !gitDir || !commonDir) return null;
+  // One process (every command starts with this): outside a work tree git refuses
+  // --show-toplevel (inside .git, a bare repository) or everything (no repository).
+  const result = await git(
+    ctx,
+    [
+      'rev-parse',
+      '--is-inside-work-tree',
+      '--show-toplevel',
+      '--absolute-git-dir',
+      '--git-common-dir',
+    ],
+    { allowFailure: true },
+  );
+  if (result.exitCode !== 0) return null;
+  const [inside, root, gitDir, commonDir] = result.stdout.replace(/\n$/, '').split('\n');
+  if (inside !== 'true' || !root || !gitDir || !commonDir) return null;
   // --git-common-dir may be relative to the directory git ran in.
   return { root, gitDir, gitCommonDir: resolve(ctx.cwd, commonDir) };
 }

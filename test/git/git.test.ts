@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RalphError, RuntimeError } from '../../src/core/errors.js';
+import { dirname } from 'node:path';
 import { git, gitOut } from '../../src/git/git.js';
 import { GitError } from '../../src/git/git-error.js';
 import { headPosition, locateRepo } from '../../src/git/repo.js';
@@ -158,11 +159,31 @@ describe('repository verbs', () => {
     expect(found?.gitDir).toBe(`${found?.root}/.git`);
   });
 
-  it('returns null outside a work tree', async () => {
+  it('returns null outside a work tree: inside .git, a bare repository, no repository', async () => {
     const r = repo();
-    expect(
-      await locateRepo({ baseEnv: process.env, cwd: `${r.dir}/.git`, timeoutMs: TIMEOUT_MS }),
-    ).toBeNull();
+    const at = (cwd: string) => locateRepo({ baseEnv: process.env, cwd, timeoutMs: TIMEOUT_MS });
+    expect(await at(`${r.dir}/.git`)).toBeNull();
+    expect(await at(`${r.dir}/.git/refs`)).toBeNull();
+    r.git('clone', '-q', '--bare', '.', 'bare.git');
+    expect(await at(`${r.dir}/bare.git`)).toBeNull();
+    // The folder above the repository holds none (a temporary folder of its own).
+    expect(await at(dirname(r.dir))).toBeNull();
+  });
+
+  it('finds a linked worktree: its own git directory, the common one shared', async () => {
+    const r = repo();
+    r.git('worktree', 'add', '-q', 'linked');
+    const found = await locateRepo({
+      baseEnv: process.env,
+      cwd: `${r.dir}/linked`,
+      timeoutMs: TIMEOUT_MS,
+    });
+    const root = r.git('rev-parse', '--show-toplevel');
+    expect(found).toEqual({
+      root: `${root}/linked`,
+      gitDir: `${root}/.git/worktrees/linked`,
+      gitCommonDir: `${root}/.git`,
+    });
   });
 
   it('tells a branch, a detached HEAD and an unborn branch apart', async () => {
