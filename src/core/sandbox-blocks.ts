@@ -59,6 +59,14 @@ function blockOf(
   return { kind: 'write', target: path, count: 1 };
 }
 
+/**
+ * Whether the runtime's line is the attempt on `endMark` (core/sandbox-policy.ts `innerCommand`):
+ * the end of a command's lines, never a refusal of its agent.
+ */
+export function isEndMark(line: string, endMark: string): boolean {
+  return /^deny \S+ (\/.*)$/.exec(line)?.[1] === endMark;
+}
+
 function under(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }

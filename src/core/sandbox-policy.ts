@@ -254,12 +254,23 @@ export function sandboxPolicy(input: {
 /**
  * The command run inside the sandbox: in the work tree, with the private TMPDIR, the proxy used
  * for loopback too (the runtime's NO_PROXY would send a loopback API server around the proxy,
- * where nothing answers), then the agent itself in place of the shell. Every word quoted.
+ * where nothing answers), then the agent itself. Every word quoted. With `endMark` (a path no
+ * command may write), the shell stays the agent's parent and, once the agent ended, tries to
+ * write `endMark`: the runtime's monitor reports that attempt after every one of the agent's on
+ * the same stream, so its arrival says the monitor holds all of them (process/sandbox.ts). The
+ * agent's exit status is the command's.
  */
-export function innerCommand(workTree: string, tmpDir: string, argv: readonly string[]): string {
+export function innerCommand(
+  workTree: string,
+  tmpDir: string,
+  argv: readonly string[],
+  endMark?: string,
+): string {
   const cd = `cd ${shellWord(workTree)}`;
   const env = `export TMPDIR=${shellWord(tmpDir)} NO_PROXY= no_proxy=`;
-  return `${cd} && ${env} && exec ${argv.map(shellWord).join(' ')}`;
+  const agent = argv.map(shellWord).join(' ');
+  if (endMark === undefined) return `${cd} && ${env} && exec ${agent}`;
+  return `${cd} && ${env} && ${agent}; rc=$?; { : >${shellWord(endMark)}; } 2>/dev/null; exit $rc`;
 }
 
 /**

@@ -1,9 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RuntimeError } from '../core/errors.js';
-import { mergeBlocks, sandboxBlocksOf, type SandboxBlock } from '../core/sandbox-blocks.js';
+import {
+  isEndMark,
+  mergeBlocks,
+  sandboxBlocksOf,
+  type SandboxBlock,
+} from '../core/sandbox-blocks.js';
 import { innerCommand, uncontainedReason, type SandboxPolicy } from '../core/sandbox-policy.js';
 import type { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import { execProgram, SHORT_ANSWER_MAX_BUFFER } from './exec.js';
@@ -68,6 +74,11 @@ interface Shared {
 interface Refused {
   policy: SandboxPolicy;
   blocks: SandboxBlock[];
+  /** The path the command's shell tries to write once its agent ended (innerCommand). */
+  endMark: string;
+  /** Whether the monitor has passed on that attempt: it holds all of the command's lines. */
+  ended: boolean;
+  onEnd: (() => void) | null;
 }
 
 /** Attribution keys of wrapped commands: unique in the process. */
@@ -195,6 +206,11 @@ async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<
     const last = violations.at(-1);
     const entry = last?.encodedCommand === undefined ? undefined : seen.get(last.encodedCommand);
     if (last === undefined || entry === undefined) return;
+    if (isEndMark(last.line, entry.endMark)) {
+      entry.ended = true;
+      entry.onEnd?.();
+      return;
+    }
     const blocks = sandboxBlocksOf([last.line], entry.policy, isFolder);
     if (blocks.length > 0) entry.blocks = mergeBlocks(entry.blocks, blocks);
   });
@@ -263,7 +279,9 @@ async function wrapOne(
       denyRead: policy.denyRead,
     },
   };
-  const inner = innerCommand(workTree, tmpDir, argv);
+  // In the neutral folder, which no command may write: the attempt is refused, and reported.
+  const endMark = join(s.neutral, `.end-${randomBytes(8).toString('hex')}`);
+  const inner = innerCommand(workTree, tmpDir, argv, endMark);
   wraps += 1;
   const commandId = `ralphtool-${String(process.pid)}-${String(wraps)}`;
   const key = Buffer.from(commandId).toString('base64');
@@ -288,16 +306,14 @@ async function wrapOne(
     await rm(tmpDir, { recursive: true, force: true });
     throw refusal(uncontained, 'report this to ralphtool, and run without --sandbox meanwhile');
   }
-  const refused: Refused = { policy, blocks: [] };
+  const refused: Refused = { policy, blocks: [], endMark, ended: false, onEnd: null };
   s.seen.set(key, refused);
   return {
     program: '/bin/bash',
     args: ['-c', wrapped],
     cwd: s.neutral,
     done: async () => {
-      // The monitor reads its lines from a socket: those written just before the command's
-      // end arrive a moment after it.
-      await new Promise((resolve) => setTimeout(resolve, MONITOR_SETTLE_MS));
+      await drained(refused);
       s.seen.delete(key);
       s.runtime.cleanupAfterCommand();
       await rm(tmpDir, { recursive: true, force: true });
@@ -312,6 +328,24 @@ function isFolder(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Until the monitor passed on the command's end mark, which comes after all its lines on the
+ * same stream (usually before its exit is seen: no wait at all). A command that did not reach
+ * it (stopped, or never started) gets what the monitor reads in MONITOR_SETTLE_MS, as lines
+ * written just before its end arrive a moment after it.
+ */
+async function drained(refused: Refused): Promise<void> {
+  if (refused.ended) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, MONITOR_SETTLE_MS);
+    refused.onEnd = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  refused.onEnd = null;
 }
 
 /** How long the runtime's monitor is given for lines already on their way (a few event-loop turns). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isEndMark,
   mergeBlocks,
   sandboxBlockedText,
   sandboxBlocksOf,
@@ -103,5 +104,22 @@ describe('what the sandbox refused an attempt', () => {
     const text = sandboxBlockedText(many);
     expect(text).toContain('a write to /etc/7, and 3 more');
     expect(text).not.toContain('/etc/8');
+  });
+});
+
+describe("a command's end mark", () => {
+  const MARK = '/tmp/ralphtool-sandbox-x/cwd/.end-0123456789abcdef';
+  it.each([
+    [`deny openat ${MARK}`, true],
+    [`deny creat ${MARK}`, true],
+    [`deny open ${MARK}`, true],
+    [`deny openat ${MARK}x`, false],
+    [`deny openat ${MARK}/x`, false],
+    [`deny openat /tmp/ralphtool-sandbox-x/cwd/.end-other`, false],
+    [`deny network-outbound ${MARK}:443 (x)`, false],
+    [`allow openat ${MARK}`, false],
+    ['', false],
+  ])('%j is the mark: %s', (line, mark) => {
+    expect(isEndMark(line, MARK)).toBe(mark);
   });
 });

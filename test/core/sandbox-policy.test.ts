@@ -1,4 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -163,6 +166,59 @@ describe('the command run inside the sandbox', () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('with an end mark, gives back every word and the agent’s exit status, then tries the mark', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralphtool-inner-'));
+    try {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.string({ minLength: 0, maxLength: 12 }).filter((s) => !s.includes('\0')),
+            { minLength: 1, maxLength: 4 },
+          ),
+          fc.integer({ min: 0, max: 255 }),
+          (words, status) => {
+            const mark = path.join(dir, 'end mark');
+            rmSync(mark, { force: true });
+            // The agent sees no mark yet (it is tried once the agent ended), prints its words
+            // and exits with its status; the command ends with that status, the mark tried.
+            const agent = `test ! -e "$1" || exit 99; shift; printf '%s\\0' "$@"; exit ${String(status)}`;
+            const inner = innerCommand(
+              '/',
+              '/tmp',
+              ['sh', '-c', agent, 'sh', mark, ...words],
+              mark,
+            );
+            const run = spawnSync('/bin/bash', ['-c', inner], { encoding: 'utf8' });
+            expect(run.status).toBe(status);
+            expect(run.stdout.split('\0').slice(0, -1)).toEqual(words);
+            expect(existsSync(mark)).toBe(true);
+          },
+        ),
+        { numRuns: 30 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with an end mark, tries it even when the work tree is not there, and says nothing of it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralphtool-inner-'));
+    try {
+      const mark = path.join(dir, 'nowhere', 'mark');
+      const run = spawnSync(
+        '/bin/bash',
+        ['-c', innerCommand(path.join(dir, 'gone'), '/tmp', ['true'], mark)],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).not.toContain('mark');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('goes to the work tree, exports the private TMPDIR and clears NO_PROXY', () => {

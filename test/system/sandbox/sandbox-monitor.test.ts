@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxPolicy } from '../../../src/core/sandbox-policy.js';
+import { execProgram } from '../../../src/process/exec.js';
+import { openSandbox, type SandboxSession } from '../../../src/process/sandbox.js';
+import { sandboxToolsAvailable } from '../../support/sandbox-tools.js';
+
+// docs/sandbox.md, "What the sandbox refused": an attempt's refusals are all reported, up to the
+// agent's very last act before it exits, though the attempt no longer waits a fixed time for the
+// monitor after each agent: it waits for the command's end mark, which the monitor passes on
+// after all the command's lines. Real bubblewrap, real runtime, in-process (no CLI).
+
+let session: SandboxSession;
+let tree: string;
+
+beforeAll(async () => {
+  if (!sandboxToolsAvailable()) return;
+  tree = mkdtempSync(path.join(tmpdir(), 'ralphtool-monitor-'));
+  session = await openSandbox([], process.env);
+});
+
+afterAll(async () => {
+  if (!sandboxToolsAvailable()) return;
+  await session.release();
+  rmSync(tree, { recursive: true, force: true });
+});
+
+function wrap(script: string) {
+  return session.wrap(['bash', '-c', script], tree, (tmpDir) =>
+    sandboxPolicy({
+      agent: 'command',
+      place: {
+        home: process.env.HOME ?? tmpdir(),
+        workTree: tree,
+        gitDir: `${tree}/.git`,
+        gitCommonDir: `${tree}/.git`,
+        tmpDir,
+      },
+      env: process.env,
+      allowHosts: [],
+      extraDenyRead: [],
+    }),
+  );
+}
+
+describe.skipIf(!sandboxToolsAvailable())(
+  'what the sandbox refused an agent, read at its end',
+  () => {
+    it.each([1, 40, 400])(
+      'all of %i refused writes made just before the agent exits, and its last one, are reported',
+      async (n) => {
+        const command = await wrap(
+          `for i in $(seq ${String(n)}); do : > /etc/ralphtool-x; done 2>/dev/null; echo ok > kept.txt; { : > /etc/ralphtool-last; } 2>/dev/null; exit 0`,
+        );
+        const result = await execProgram(command.program, command.args, {
+          cwd: command.cwd,
+          baseEnv: process.env,
+          reject: false,
+        });
+        const blocks = await command.done();
+        expect(result.exitCode).toBe(0);
+        // Only the refusals: not the write the policy allows, not the command's end mark.
+        expect(blocks).toEqual([
+          { kind: 'write', target: '/etc/ralphtool-x', count: n },
+          { kind: 'write', target: '/etc/ralphtool-last', count: 1 },
+        ]);
+      },
+    );
+
+    it('keeps the agent’s exit status, and reports nothing for an agent refused nothing', async () => {
+      const command = await wrap('echo fine > kept.txt; exit 7');
+      const result = await execProgram(command.program, command.args, {
+        cwd: command.cwd,
+        baseEnv: process.env,
+        reject: false,
+      });
+      expect(result.exitCode).toBe(7);
+      expect(await command.done()).toEqual([]);
+    });
+
+    it('still reports what an agent stopped before its end was refused', async () => {
+      const command = await wrap(
+        '{ : > /etc/ralphtool-stopped; } 2>/dev/null; echo ready; sleep 60',
+      );
+      const child = spawn(command.program, command.args, {
+        cwd: command.cwd,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const ended = new Promise((resolve) => child.on('close', resolve));
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (data: Buffer) => {
+          if (data.toString().includes('ready')) resolve();
+        });
+      });
+      process.kill(-(child.pid ?? 0), 'SIGKILL');
+      await ended;
+      expect(await command.done()).toEqual([
+        { kind: 'write', target: '/etc/ralphtool-stopped', count: 1 },
+      ]);
+    });
+  },
+);
