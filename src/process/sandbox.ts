@@ -147,6 +147,11 @@ function runtimeConfig(hosts: string[]): Parameters<Runtime['initialize']>[0] {
   return {
     network: { allowedDomains: hosts, deniedDomains: [], strictAllowlist: true },
     filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+    // Each wrap scans the process's cwd with ripgrep for files to protect (.bashrc, .git/hooks
+    // of nested repositories…): that cwd is ralphtool's neutral folder, empty and never writable
+    // (wrapOne), so the scan finds nothing and its ~6 ms start per attempt buys nothing. `true`
+    // answers "no matches". The work tree's own protections are the policy's (sandbox-policy.ts).
+    ripgrep: { command: 'true' },
   };
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,24 @@ describe.skipIf(!sandboxToolsAvailable())(
       });
       expect(result.exitCode).toBe(7);
       expect(await command.done()).toEqual([]);
+    });
+
+    it('has no command write where it starts (the runtime’s scan of it for files to protect is skipped)', async () => {
+      const command = await wrap(
+        '{ : > "$OLDPWD/.bashrc"; } 2>/dev/null; mkdir "$OLDPWD/x" 2>/dev/null; exit 0',
+      );
+      const result = await execProgram(command.program, command.args, {
+        cwd: command.cwd,
+        baseEnv: process.env,
+        reject: false,
+      });
+      const blocks = await command.done();
+      expect(result.exitCode).toBe(0);
+      expect(blocks.map((b) => b.target)).toEqual([
+        path.join(command.cwd, '.bashrc'),
+        path.join(command.cwd, 'x'),
+      ]);
+      expect(readdirSync(command.cwd)).toEqual([]);
     });
 
     it('still reports what an agent stopped before its end was refused', async () => {
