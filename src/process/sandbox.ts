@@ -68,6 +68,8 @@ interface Shared {
   users: number;
   /** What the sandbox refused each wrapped command so far, by its attribution key (encoded). */
   seen: Map<string, Refused>;
+  /** Private temporary folders of ended commands still being removed (awaited by release). */
+  removals: Set<Promise<void>>;
   stopWatching: () => void;
 }
 
@@ -124,6 +126,7 @@ export async function openSandbox(
       }
       shared = null;
       s.stopWatching();
+      await Promise.all(s.removals);
       await s.runtime.reset();
       await rm(s.base, { recursive: true, force: true });
     },
@@ -226,6 +229,7 @@ async function setUp(hosts: readonly string[], env: NodeJS.ProcessEnv): Promise<
     hosts: new Map(),
     users: 0,
     seen,
+    removals: new Set(),
     stopWatching,
   };
   try {
@@ -321,7 +325,11 @@ async function wrapOne(
       await drained(refused);
       s.seen.delete(key);
       s.runtime.cleanupAfterCommand();
-      await rm(tmpDir, { recursive: true, force: true });
+      // Its removal does not hold the attempt's end up (a busy disk takes tens of ms): it goes
+      // on beside the next attempt, each in a folder of its own, and release() waits for it.
+      const removal = rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
+      s.removals.add(removal);
+      void removal.then(() => s.removals.delete(removal));
       return refused.blocks;
     },
   };
