@@ -126,6 +126,20 @@ describe('the benchmark scripts still run', () => {
     240_000,
   );
 
+  it.skipIf(!sandboxToolsAvailable())(
+    'sandbox-startup-vs.mjs sets two builds side by side (here the same one twice)',
+    async () => {
+      const stdout = await runScript('bench/sandbox-startup-vs.mjs', [
+        ...['--against', 'dist', '--pairs', '1', '--rounds', '2'],
+      ]);
+      expect(stdout).toMatch(
+        /\| added per attempt \(contained − plain\) \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+×/,
+      );
+      expect(stdout).toContain('load at end:');
+    },
+    240_000,
+  );
+
   it('soak.mjs runs one seed and finds it consistent', async () => {
     const stdout = await runScript('bench/soak.mjs', [
       '--seeds',
