@@ -329,7 +329,10 @@ async function wrapOne(
       // on beside the next attempt, each in a folder of its own, and release() waits for it.
       const removal = rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
       s.removals.add(removal);
-      void removal.then(() => s.removals.delete(removal));
+      removal.then(
+        () => s.removals.delete(removal),
+        () => undefined,
+      );
       return refused.blocks;
     },
   };
