@@ -140,6 +140,17 @@ describe('the benchmark scripts still run', () => {
     240_000,
   );
 
+  it.skipIf(!sandboxToolsAvailable())(
+    'sandbox-run.mjs sets a run with and without --sandbox side by side for two builds (here one)',
+    async () => {
+      const stdout = await runScript('bench/sandbox-run.mjs', [
+        ...['--against', CLI_PATH, '--cli', CLI_PATH, '--rounds', '1', '--stories', '1'],
+      ]);
+      expect(stdout).toMatch(/\| what --sandbox adds \| -?[\d.]+ ms \| -?[\d.]+ ms \| -?[\d.]+×/);
+    },
+    240_000,
+  );
+
   it('soak.mjs runs one seed and finds it consistent', async () => {
     const stdout = await runScript('bench/soak.mjs', [
       '--seeds',
