@@ -34,7 +34,7 @@ export interface GitOptions {
   /** Environment for this one command, applied last (e.g. a temporary GIT_INDEX_FILE). */
   env?: Record<string, string | undefined>;
   /** Written to git's stdin. */
-  input?: string;
+  input?: string | Uint8Array;
   /** When true, a non-zero exit is returned instead of thrown (timeouts and stops still throw). */
   allowFailure?: boolean;
   /** `key=value` settings passed as `-c` to this command only. */

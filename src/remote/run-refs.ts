@@ -1,11 +1,11 @@
 import { attemptRefPrefix, progressRef, ralphBranch } from '../checkpoint/index.js';
 import { git, type GitContext } from '../git/git.js';
-import { pushedTipRef } from './names.js';
+import { pushedTipRef, recordRef } from './names.js';
 
 // What a push of the run's refs reads first (remote/push.ts, run/remote/remote-sync.ts): the
-// run's branch, the tip this machine last pushed, the progress save and the saved attempts —
-// with one `for-each-ref` instead of a git process each, since a run that pushes pushes after
-// every story.
+// run's branch, the tip this machine last pushed, the progress save, the saved attempts and the
+// record — with one `for-each-ref` instead of a git process each, since a run that pushes
+// pushes after every story or few.
 
 export interface RunRefs {
   /** `ralph/<change>`'s commit here; null when the branch is gone (a cleanup deleted it). */
@@ -16,6 +16,8 @@ export interface RunRefs {
   progress: { sha: string; subject: string } | null;
   /** The saved attempts: full ref name → commit. */
   attempts: Map<string, string>;
+  /** `refs/ralphtool/<change>/record` here (the next record's parent); null when none. */
+  record: string | null;
 }
 
 export async function readRunRefs(
@@ -27,6 +29,7 @@ export async function readRunRefs(
   const tipRef = pushedTipRef(remote, change);
   const progress = progressRef(change);
   const attemptsPrefix = attemptRefPrefix(change);
+  const record = recordRef(change);
   const out = await git(ctx, [
     'for-each-ref',
     '--format=%(refname) %(objectname) %(subject)',
@@ -34,14 +37,22 @@ export async function readRunRefs(
     tipRef,
     progress,
     attemptsPrefix,
+    record,
   ]);
-  const refs: RunRefs = { branch: null, pushedTip: null, progress: null, attempts: new Map() };
+  const refs: RunRefs = {
+    branch: null,
+    pushedTip: null,
+    progress: null,
+    attempts: new Map(),
+    record: null,
+  };
   for (const line of out.stdout.split('\n')) {
     const [name = '', sha = '', ...words] = line.split(' ');
     if (sha === '') continue;
     if (name === branchRef) refs.branch = sha;
     else if (name === tipRef) refs.pushedTip = sha;
     else if (name === progress) refs.progress = { sha, subject: words.join(' ') };
+    else if (name === record) refs.record = sha;
     else if (name.startsWith(attemptsPrefix)) refs.attempts.set(name, sha);
   }
   return refs;
