@@ -65,19 +65,11 @@ export async function pushRefs(
   const specs = updates.map(
     (u) => `${u.force === true && u.expect === undefined ? '+' : ''}${u.src}:${u.dst}`,
   );
+  // No `--quiet`: it silences the porcelain lines of a push that went through, and the refs it
+  // changed are what `remote.pushed` counts.
   const result = await git(
     ctx,
-    [
-      'push',
-      '--porcelain',
-      '--atomic',
-      '--no-verify',
-      '--quiet',
-      ...leases,
-      '--',
-      remote,
-      ...specs,
-    ],
+    ['push', '--porcelain', '--atomic', '--no-verify', ...leases, '--', remote, ...specs],
     { allowFailure: true },
   );
   const refs = parsePorcelain(result.stdout);

@@ -30,6 +30,8 @@ export async function pushRun(
     attempts?: readonly string[];
     /** The run's refs as read just before (run-refs.ts); absent: read here. */
     refs?: RunRefs;
+    /** The run's last push: the claim (`claimSha`) is deleted in it, leased, instead of kept. */
+    releaseClaim?: boolean;
   },
 ): Promise<PushResult> {
   const branch = `refs/heads/${ralphBranch(change)}`;
@@ -39,23 +41,29 @@ export async function pushRun(
     ...spec,
     force: true,
   }));
+  let tip: string | null = null;
   if (withBranch && at.branchAt !== null) {
-    const tip =
-      at.refs === undefined ? await readPushedTip(ctx, remote, change) : at.refs.pushedTip;
-    const expect = tip ?? '';
-    updates.unshift({ src: at.branchAt, dst: branch, force: true, expect });
+    tip = at.refs === undefined ? await readPushedTip(ctx, remote, change) : at.refs.pushedTip;
+    updates.unshift({ src: at.branchAt, dst: branch, force: true, expect: tip ?? '' });
   }
   if (at.progress === 'delete') updates.push({ src: '', dst: progressRef(change) });
   else if (at.progress != null) {
     updates.push({ src: at.progress.push, dst: progressRef(change), force: true });
   }
   // The claim rides along unchanged, leased: if another machine took it over, the atomic push
-  // refuses every ref, so a machine that lost its claim can never overwrite the run's refs.
+  // refuses every ref, so a machine that lost its claim can never overwrite the run's refs. The
+  // run's last push deletes it, leased the same way: the run's end and the release are one step.
   if (at.claimSha !== undefined) {
-    updates.push({ src: at.claimSha, dst: claimRef(change), force: true, expect: at.claimSha });
+    updates.push({
+      src: at.releaseClaim === true ? '' : at.claimSha,
+      dst: claimRef(change),
+      force: true,
+      expect: at.claimSha,
+    });
   }
   const pushed = await pushRefs(ctx, remote, updates);
-  if (pushed.ok && withBranch && at.branchAt !== null) {
+  // The tip is remembered when it moved (a push that leaves the branch where it was writes nothing).
+  if (pushed.ok && withBranch && at.branchAt !== null && at.branchAt !== tip) {
     await rememberPushedTip(ctx, remote, change, at.branchAt);
   }
   return pushed;

@@ -5,7 +5,8 @@ import { runPaths, writeRunState } from '../../src/checkpoint/index.js';
 import { initialRunState } from '../../src/checkpoint/start.js';
 import type { RunEvent } from '../../src/core/events.js';
 import type { GitContext } from '../../src/git/git.js';
-import { recordRef } from '../../src/remote/names.js';
+import { newClaimInfo, pushClaim } from '../../src/remote/claim.js';
+import { claimRef, recordRef } from '../../src/remote/names.js';
 import { createRemoteSync, type RemoteSync } from '../../src/run/remote/remote-sync.js';
 import { TIMEOUT_MS, cleanEnv, repoPerTest, type TempRepo } from '../git/helpers.js';
 
@@ -31,7 +32,11 @@ interface World {
   checkpoint: (story: string) => Promise<string>;
 }
 
-async function world(carryMs: number, gapMs?: number): Promise<World> {
+async function world(
+  carryMs: number,
+  gapMs?: number,
+  claim?: { sha: () => string; onRefused?: () => void },
+): Promise<World> {
   const repo = makeRepo();
   const origin = makeRepo({ commit: false });
   rmSync(join(origin.dir, '.git'), { recursive: true, force: true });
@@ -58,6 +63,13 @@ async function world(carryMs: number, gapMs?: number): Promise<World> {
     next: (event) => events.push(event),
     carryMs,
     ...(gapMs === undefined ? {} : { gapMs }),
+    ...(claim === undefined
+      ? {}
+      : {
+          claimSha: claim.sha,
+          releaseClaim: true,
+          ...(claim.onRefused ? { onClaimRefused: claim.onRefused } : {}),
+        }),
   });
   syncs.push(sync);
   return {
@@ -150,5 +162,75 @@ describe('the pushes of a run that pushes', () => {
     await w.sync.flush();
     expect(w.pushes()).toBe(2);
     expect(w.origin.git('rev-parse', `refs/heads/ralph/${CHANGE}`)).toBe(sha);
+  });
+});
+
+describe("the claim released with the run's last push", () => {
+  /** A world whose run holds the claim on its remote. */
+  async function claimed(onRefused?: () => void): Promise<World & { claim: string }> {
+    let held = '';
+    const w = await world(3_600_000, 3_600_000, {
+      sha: () => held,
+      ...(onRefused ? { onRefused } : {}),
+    });
+    const ctx: GitContext = { cwd: w.repo.dir, timeoutMs: TIMEOUT_MS, baseEnv: cleanEnv() };
+    const claim = await pushClaim(ctx, 'origin', newClaimInfo(CHANGE, new Date()), '');
+    held = claim?.sha ?? '';
+    return { ...w, claim: held };
+  }
+  const onOrigin = (w: World, ref: string): number =>
+    w.origin.gitStatus('rev-parse', '-q', '--verify', ref);
+
+  it("goes in the same push as the run's end: one push, the claim gone, nothing pushed after", async () => {
+    const w = await claimed();
+    w.sync.emit(started('1'));
+    await w.sync.flush();
+    // A push before the end keeps the claim.
+    expect(w.origin.git('rev-parse', claimRef(CHANGE))).toBe(w.claim);
+    expect(w.sync.claimReleased).toBe(false);
+    const sha = await w.checkpoint('1');
+    w.sync.emit({ type: 'checkpoint.created', storyId: '1', sha });
+    w.sync.emit({ type: 'run.finished', outcome: 'complete' } as RunEvent);
+    await w.sync.settled();
+    expect(w.pushes()).toBe(2);
+    expect(w.sync.claimReleased).toBe(true);
+    expect(onOrigin(w, claimRef(CHANGE))).not.toBe(0);
+    expect(w.origin.git('rev-parse', `refs/heads/ralph/${CHANGE}`)).toBe(sha);
+    // The count of refs the push changed is the run's own (the claim is none of them).
+    const last = w.events.filter((e) => e.type === 'remote.pushed').at(-1);
+    expect(last).toMatchObject({ refs: 2 });
+    // Nothing more goes out: the claim is no longer this machine's.
+    w.sync.request();
+    await w.sync.flush();
+    expect(w.pushes()).toBe(2);
+  });
+
+  it("is not released when the claim there is another machine's: every ref refused, the claim checked", async () => {
+    let refused = 0;
+    const w = await claimed(() => (refused += 1));
+    // Another machine took the claim over.
+    const theirs = await pushClaim(
+      { cwd: w.repo.dir, timeoutMs: TIMEOUT_MS, baseEnv: cleanEnv() },
+      'origin',
+      newClaimInfo(CHANGE, new Date()),
+      w.claim,
+    );
+    w.sync.emit({ type: 'run.finished', outcome: 'complete' } as RunEvent);
+    await w.sync.settled();
+    expect(w.sync.claimReleased).toBe(false);
+    expect(refused).toBe(1);
+    expect(w.origin.git('rev-parse', claimRef(CHANGE))).toBe(theirs?.sha);
+    // Nothing of the run went: the refs are refused all together.
+    expect(onOrigin(w, recordRef(CHANGE))).not.toBe(0);
+  });
+
+  it('is not released when the last push cannot reach the remote (the session releases it alone)', async () => {
+    const w = await claimed();
+    w.repo.git('remote', 'set-url', 'origin', join(w.origin.dir, 'gone'));
+    w.sync.emit({ type: 'run.finished', outcome: 'complete' } as RunEvent);
+    await w.sync.settled();
+    expect(w.sync.claimReleased).toBe(false);
+    expect(w.events.map((e) => e.type)).toEqual(['remote.push-failed', 'run.finished']);
+    expect(w.origin.git('rev-parse', claimRef(CHANGE))).toBe(w.claim);
   });
 });

@@ -171,6 +171,7 @@ export class RemoteSession {
       paths: run.paths,
       next,
       claimSha: () => this.held.sha,
+      releaseClaim: true,
       exclusive: this.exclusive,
       progressOnRemote: this.remoteProgress,
       secrets: () => secretsHere(this.req.env, roots),
@@ -217,13 +218,17 @@ export class RemoteSession {
         }
       },
       claimSha: () => this.held.sha,
+      releaseClaim: true,
       exclusive: this.exclusive,
       progressOnRemote: this.remoteProgress,
       secrets: () => secretsHere(this.req.env, roots),
     });
   }
 
-  /** The last push tried (a held `run.finished` passed on), then the claim released. */
+  /**
+   * The last push tried (a held `run.finished` passed on), the claim released with it; when
+   * that push did not go through (or there was none), the claim released alone.
+   */
   async end(): Promise<void> {
     this.stopHeartbeat();
     await this.beating;
@@ -232,6 +237,7 @@ export class RemoteSession {
       this.sync.close();
       // What the last push found out (a claim lost, the remote's branch moved) is known first.
       await this.beating;
+      if (this.sync.claimReleased) return;
     }
     if (this.lostTo !== null) return;
     try {

@@ -6,7 +6,7 @@ import { ralphBranch, type RunPaths } from '../../checkpoint/index.js';
 import { branchSha } from '../../git/repo.js';
 import { claimRef, runRefspecs } from '../../remote/names.js';
 import { branchMovedOnRemote, currentProgress, pushRun } from '../../remote/push.js';
-import { RECORD_FORMAT, writeRecord } from '../../remote/record.js';
+import { RECORD_FORMAT, newRecordMemo, writeRecord } from '../../remote/record.js';
 import { readRunRefs } from '../../remote/run-refs.js';
 import type { Secret } from '../../core/redact.js';
 import { createSecretScreen } from './secret-screen.js';
@@ -40,6 +40,11 @@ export interface RemoteSyncConfig {
   backoff?: { firstMs: number; maxMs: number };
   /** The claim commit this machine holds now: every push is refused once it is not the remote's. */
   claimSha?: () => string;
+  /**
+   * The run's last push (`settled`) deletes the claim too, leased, in the same atomic push: the
+   * release costs no push of its own. Said by `claimReleased`.
+   */
+  releaseClaim?: boolean;
   /** Runs a push when no other push of this machine (a heartbeat) is under way. */
   exclusive?: <T>(push: () => Promise<T>) => Promise<T>;
   /** Values never written into the record (remote/redact.ts), read before each record. */
@@ -73,6 +78,8 @@ export interface RemoteSync {
   request: () => void;
   /** No more pushes at all (the claim was lost: the remote's refs are another machine's now). */
   disable: () => void;
+  /** Whether the last push released the claim (`releaseClaim`): nothing is pushed after it. */
+  readonly claimReleased: boolean;
 }
 
 export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
@@ -92,6 +99,9 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
   let disabled = false;
   let held: RunEvent | null = null;
   let finalPush = false;
+  /** The push about to start is the run's last and releases the claim (`releaseClaim`). */
+  let releasing = false;
+  let claimReleased = false;
   let progressOnRemote = config.progressOnRemote === true;
   const secrets = config.secrets;
   const screen =
@@ -103,6 +113,8 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
           secrets,
           warn: (message) => config.next({ type: 'error', message, fatal: false }),
         });
+  /** The committer and the blobs of the records written before (remote/record.ts). */
+  const memo = newRecordMemo();
   /** The attempt refs the last push tried (when some stay here), for the by-hand push. */
   let lastAttempts: readonly string[] | undefined;
 
@@ -115,6 +127,8 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         done = Math.max(done, covering);
         return;
       }
+      // The run's refs read once (branch, pushed tip, progress save, saved attempts, record).
+      const refs = await readRunRefs(config.ctx, config.remote, config.change);
       await writeRecord(
         config.ctx,
         config.paths,
@@ -126,9 +140,8 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
           stateText: quiet.text,
         },
         (await config.secrets?.()) ?? [],
+        { previous: refs.record, memo },
       );
-      // The run's refs read once (branch, pushed tip, progress save, saved attempts).
-      const refs = await readRunRefs(config.ctx, config.remote, config.change);
       const found = await currentProgress(config.ctx, config.change, quiet.state, refs.progress);
       // What holds a secret's value stays here (secret-screen.ts).
       const progress =
@@ -136,6 +149,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       const attempts = screen === null ? undefined : await screen.attemptsToPush(refs.attempts);
       lastAttempts = attempts;
       const exclusive = config.exclusive ?? (<T>(push: () => Promise<T>) => push());
+      const release = releasing && config.claimSha !== undefined;
       // The claim's sha is read once no heartbeat is moving it: the lease is the one on the remote.
       const pushed = await exclusive(() =>
         pushRun(config.ctx, config.remote, config.change, {
@@ -144,6 +158,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
           progress: progress !== null ? { push: progress } : progressOnRemote ? 'delete' : null,
           refs,
           ...(config.claimSha ? { claimSha: config.claimSha() } : {}),
+          ...(release ? { releaseClaim: true } : {}),
         }),
       );
       if (!pushed.ok) {
@@ -155,10 +170,16 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       }
       done = Math.max(done, covering);
       progressOnRemote = progress !== null;
+      if (release) {
+        // The claim is gone from the remote: no push of this machine may follow.
+        claimReleased = true;
+        disabled = true;
+      }
       config.next({
         type: 'remote.pushed',
         remote: config.remote,
-        refs: pushed.refs.filter((r) => r.flag !== '=').length,
+        // The run's refs (the claim, kept or released, is no ref of the run).
+        refs: pushed.refs.filter((r) => r.flag !== '=' && r.dst !== claimRef(config.change)).length,
         ...(failures > 0 ? { caughtUpAfter: failures } : {}),
       });
       failures = 0;
@@ -244,7 +265,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     return running;
   };
 
-  const flush = async (): Promise<boolean> => {
+  const flush = async (last = false): Promise<boolean> => {
     dropCarry();
     if (wanted === done) wanted += 1;
     if (retry !== null) {
@@ -253,7 +274,13 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
     }
     await running;
     dropCarry();
-    await kick(true);
+    // Only the push started here, once no other runs, may be the last (and release the claim).
+    releasing = last && config.releaseClaim === true;
+    try {
+      await kick(true);
+    } finally {
+      releasing = false;
+    }
     return done >= wanted;
   };
 
@@ -282,11 +309,11 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         if (retry === null) kick().catch(() => undefined);
       }
     },
-    flush,
+    flush: () => flush(),
     settled: async () => {
       // The run's end: one last push whatever was pushed before (its state is the final one).
       finalPush = true;
-      if (!disabled) await flush();
+      if (!disabled) await flush(true);
       passFinished();
       await running;
     },
@@ -307,6 +334,9 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
       closed = true;
       if (retry !== null) clearTimeout(retry);
       retry = null;
+    },
+    get claimReleased() {
+      return claimReleased;
     },
   };
 }
