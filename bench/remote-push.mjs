@@ -2,9 +2,10 @@
 // What `--push <remote>` costs: the same N-story run with an instant agent (the fake agent
 // ticks the story's task and says COMPLETE; with --fail-once each story's first attempt fails
 // first) kept local, and pushed to a bare repository on the same disk, alternating, medians
-// with min–max. Reported per story: wall time, pushes (the run's pushes from its events, the
-// claim's create and release besides), and the bytes the remote received (its packs: the bare
-// repository keeps every push as a pack, receive.unpackLimit=1). Runs the BUILT CLI.
+// with min–max. Reported per story: wall time, pushes (every push the remote received, the
+// claim's and the account entry's too: its post-receive hook counts them, one shell per push on
+// every build), and the bytes the remote received (its packs: the bare repository keeps every
+// push as a pack, receive.unpackLimit=1). Runs the BUILT CLI.
 //
 // With --baseline, a second build's local and pushed runs take turns with this one's, round by
 // round, so the two builds' ratios come from the same minutes of the machine.
@@ -16,6 +17,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmSync,
   statSync,
@@ -134,6 +136,8 @@ async function once(template, push, cliFile) {
       git(origin, env, 'config', 'receive.unpackLimit', '1');
       git(repo, env, 'remote', 'add', 'origin', origin);
       git(repo, env, 'push', '-q', 'origin', 'main');
+      const hook = path.join(origin, 'hooks', 'post-receive');
+      writeFileSync(hook, '#!/bin/sh\necho >> "$GIT_DIR/pushes"\n', { mode: 0o755 });
     }
     const before = push ? packBytes(origin) : 0;
     const args = [
@@ -153,22 +157,24 @@ async function once(template, push, cliFile) {
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l));
-    const pushed = events.filter(
-      (e) => e.type === 'remote.pushed' || e.type === 'remote.push-failed',
-    );
     if (push && events.some((e) => e.type === 'remote.push-failed'))
       throw new Error('a push failed');
-    // The claim: one push to take it, one to release it (no heartbeat in so short a run).
     return {
       wallMs,
       cpuMs,
-      pushes: push ? pushed.length + 2 : 0,
+      pushes: push ? pushesReceived(origin) : 0,
       bytes: push ? packBytes(origin) - before : 0,
     };
   } finally {
     rmSync(repo, { recursive: true, force: true });
     rmSync(origin, { recursive: true, force: true });
   }
+}
+
+/** The pushes the bare repository received (its post-receive hook writes a line for each). */
+function pushesReceived(bare) {
+  const file = path.join(bare, 'pushes');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').length - 1 : 0;
 }
 
 function packBytes(bare) {
