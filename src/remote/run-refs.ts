@@ -1,11 +1,12 @@
 import { attemptRefPrefix, progressRef, ralphBranch } from '../checkpoint/index.js';
 import { git, type GitContext } from '../git/git.js';
+import { refsOnDisk } from '../git/refs-on-disk.js';
 import { pushedTipRef, recordRef } from './names.js';
 
 // What a push of the run's refs reads first (remote/push.ts, run/remote/remote-sync.ts): the
 // run's branch, the tip this machine last pushed, the progress save, the saved attempts and the
-// record — with one `for-each-ref` instead of a git process each, since a run that pushes
-// pushes after every story or few.
+// record — from the git directory's files when they tell (git/refs-on-disk.ts), else with one
+// `for-each-ref`, instead of a git process each: a run that pushes pushes every story or few.
 
 export interface RunRefs {
   /** `ralph/<change>`'s commit here; null when the branch is gone (a cleanup deleted it). */
@@ -24,12 +25,30 @@ export async function readRunRefs(
   ctx: GitContext,
   remote: string,
   change: string,
+  /** The repository's git common dir: the refs are read from its files when they tell. */
+  commonDir?: string,
 ): Promise<RunRefs> {
   const branchRef = `refs/heads/${ralphBranch(change)}`;
   const tipRef = pushedTipRef(remote, change);
   const progress = progressRef(change);
   const attemptsPrefix = attemptRefPrefix(change);
   const record = recordRef(change);
+  const onDisk =
+    commonDir === undefined
+      ? undefined
+      : await refsOnDisk(commonDir, [branchRef, tipRef, progress, record], [attemptsPrefix]);
+  // A progress save's subject takes git to read (it exists only while a heartbeat saved one).
+  if (onDisk !== undefined && !onDisk.has(progress)) {
+    const attempts = new Map<string, string>();
+    for (const [name, sha] of onDisk) if (name.startsWith(attemptsPrefix)) attempts.set(name, sha);
+    return {
+      branch: onDisk.get(branchRef) ?? null,
+      pushedTip: onDisk.get(tipRef) ?? null,
+      progress: null,
+      attempts,
+      record: onDisk.get(record) ?? null,
+    };
+  }
   const out = await git(ctx, [
     'for-each-ref',
     '--format=%(refname) %(objectname) %(subject)',

@@ -60,6 +60,7 @@ async function world(
     change: CHANGE,
     ctx,
     paths,
+    gitCommonDir: join(repo.dir, '.git'),
     next: (event) => events.push(event),
     carryMs,
     ...(gapMs === undefined ? {} : { gapMs }),

@@ -169,6 +169,7 @@ export class RemoteSession {
       change: this.req.change,
       ctx: this.ctx,
       paths: run.paths,
+      gitCommonDir: run.repo.gitCommonDir,
       next,
       claimSha: () => this.held.sha,
       releaseClaim: true,

@@ -35,6 +35,8 @@ export interface RemoteSyncConfig {
   /** The repository's context for remote verbs (git/remote.ts remoteContext). */
   ctx: GitContext;
   paths: RunPaths;
+  /** The repository's git common dir: the run's refs are read from its files when they tell. */
+  gitCommonDir?: string;
   /** Where events go on. */
   next: (event: RunEvent) => void;
   backoff?: { firstMs: number; maxMs: number };
@@ -128,7 +130,7 @@ export function createRemoteSync(config: RemoteSyncConfig): RemoteSync {
         return;
       }
       // The run's refs read once (branch, pushed tip, progress save, saved attempts, record).
-      const refs = await readRunRefs(config.ctx, config.remote, config.change);
+      const refs = await readRunRefs(config.ctx, config.remote, config.change, config.gitCommonDir);
       await writeRecord(
         config.ctx,
         config.paths,
