@@ -35,7 +35,9 @@ describe('refs read from the git directory', () => {
     const repo = makeRepo();
     expect(await disk(repo)).toEqual(gitSays(repo)); // none at all
     let n = 0;
-    const set = (ref: string): void => repo.git('update-ref', ref, commit(repo, (n += 1)));
+    const set = (ref: string): void => {
+      repo.git('update-ref', ref, commit(repo, (n += 1)));
+    };
     set('refs/heads/ralph/c');
     set('refs/ralphtool/c/record');
     set(`${PREFIX}1-1`);
