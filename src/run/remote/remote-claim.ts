@@ -36,6 +36,10 @@ export async function acquireClaim(
   ttlMs: number,
   now: () => Date = () => new Date(),
 ): Promise<TakenClaim> {
+  // Mostly no machine holds the change: the claim is pushed at once, leased on there being none
+  // (a push, no look first); only when that is refused is the claim there read and judged.
+  const first = await pushClaim(ctx, remote, newClaimInfo(change, now()), '');
+  if (first !== null) return { held: first, tookOver: null, reason: '' };
   for (let round = 0; round < 3; round += 1) {
     const current = await readRemoteClaim(ctx, remote, change);
     const reason = current === null ? '' : takeable(current, now(), ttlMs);
