@@ -81,6 +81,13 @@ describe('the benchmark scripts still run', () => {
     expect(stdout).toMatch(/this build: --push \/ local \d+\.\d+×, -?\d+ ms per story above local/);
   }, 240_000);
 
+  it('push-cost.mjs reports one push split into ralphtool and git for a tiny run', async () => {
+    const stdout = await runScript('bench/push-cost.mjs', [
+      ...['--rounds', '1', '--pushes', '2', '--cli', CLI_PATH],
+    ]);
+    expect(stdout).toMatch(/this build\s+-?\d+\.\d ms\s+-?\d+\.\d ms\s+-?\d+\.\d ms/);
+  }, 240_000);
+
   it('review-round.mjs reports the review round against the reviewer alone for a tiny run', async () => {
     const stdout = await runScript('bench/review-round.mjs', [
       ...['--rounds', '1', '--stories', '1', '--cli', CLI_PATH],
