@@ -72,7 +72,7 @@ export async function writeRecord(
     {
       ref,
       parent: previous,
-      message: `ralphtool record: ${about.change}`,
+      message: `ralphtool record: ${about.change}\n`,
       files: gathered.files,
       committer: memo.committer,
     },
