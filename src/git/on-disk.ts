@@ -1,11 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errnoCode } from '../core/error-details.js';
 import type { RepoLocation } from './repo.js';
 
 /**
  * Git's own files read straight from the git directory, without starting a git process (~2–3
- * ms each): where HEAD points and what a loose branch ref holds, and a print of the files any
+ * ms each): where HEAD points, what a ref holds (one, or all those a run that pushes reads
+ * before every push), and a print of the files any
  * git command that moves HEAD, a branch or the index rewrites. Only the plain files-backend
  * layout is read; anything else (a packed branch, a reftable repository, a detached HEAD)
  * gives null, and the caller asks git instead.
@@ -38,16 +39,81 @@ export async function refOnDisk(
     const sha = loose.trim();
     return SHA.test(sha) ? sha : undefined;
   }
-  const packed = await readOrNull(join(repo.gitCommonDir, 'packed-refs'));
-  if (packed === null) return null;
-  const suffix = ` ${ref}`;
-  for (const line of packed.split('\n')) {
-    if (line.endsWith(suffix)) {
-      const sha = line.slice(0, -suffix.length);
-      return SHA.test(sha) ? sha : undefined;
-    }
+  const packed = packedRefs(await readOrNull(join(repo.gitCommonDir, 'packed-refs')));
+  return packed === undefined ? undefined : (packed.get(ref) ?? null);
+}
+
+/**
+ * Full ref name → object, for each of `names` that exists and every ref under each of
+ * `prefixes` (`refs/…/`), as git's files backend keeps them: the loose files first, then
+ * packed-refs for what they do not hold — a ref git packs or deletes meanwhile is still seen at
+ * its one value or another, never lost (a loose file wins over packed-refs, as in git).
+ * Undefined when only git can tell (a reftable repository, a loose file that holds no sha, a
+ * symbolic ref, something not a file where a ref is): the caller asks git (`for-each-ref`).
+ */
+export async function refsOnDisk(
+  commonDir: string,
+  names: readonly string[],
+  prefixes: readonly string[],
+): Promise<Map<string, string> | undefined> {
+  if ((await readOrNull(join(commonDir, 'reftable', 'tables.list'))) !== null) return undefined;
+  const loose = [...names];
+  for (const prefix of prefixes) {
+    const found = await looseUnder(commonDir, prefix);
+    if (found === undefined) return undefined;
+    loose.push(...found);
   }
-  return null;
+  const refs = new Map<string, string>();
+  for (const name of loose) {
+    if (!name.startsWith('refs/') || name.endsWith('.lock')) continue;
+    const text = await readOrNull(join(commonDir, name));
+    if (text === null) continue;
+    const sha = text.trim();
+    if (!SHA.test(sha)) return undefined;
+    refs.set(name, sha);
+  }
+  const packed = packedRefs(await readOrNull(join(commonDir, 'packed-refs')));
+  if (packed === undefined) return undefined;
+  for (const [name, sha] of packed) {
+    if (refs.has(name)) continue;
+    if (names.includes(name) || prefixes.some((p) => name.startsWith(p))) refs.set(name, sha);
+  }
+  return refs;
+}
+
+/** packed-refs' `<sha> <ref>` lines (peeled `^` lines and comments skipped); undefined: unreadable. */
+function packedRefs(text: string | null): Map<string, string> | undefined {
+  const refs = new Map<string, string>();
+  for (const line of (text ?? '').split('\n')) {
+    if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
+    const space = line.indexOf(' ');
+    const sha = line.slice(0, space);
+    if (space === -1 || !SHA.test(sha)) return undefined;
+    refs.set(line.slice(space + 1), sha);
+  }
+  return refs;
+}
+
+/** The loose ref files under a prefix, by full name (folders walked); undefined: unreadable. */
+async function looseUnder(commonDir: string, prefix: string): Promise<string[] | undefined> {
+  const names: string[] = [];
+  const walk = async (ref: string): Promise<boolean> => {
+    let entries;
+    try {
+      entries = await readdir(join(commonDir, ref), { withFileTypes: true });
+    } catch (error) {
+      return missing(error);
+    }
+    for (const entry of entries) {
+      const name = `${ref}${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!(await walk(`${name}/`))) return false;
+      } else if (entry.isFile()) names.push(name);
+      else return false;
+    }
+    return true;
+  };
+  return (await walk(prefix.endsWith('/') ? prefix : `${prefix}/`)) ? names : undefined;
 }
 
 /** The branch HEAD names (`ref: refs/heads/<branch>`); null when detached or unreadable. */

@@ -1,11 +1,11 @@
 import { attemptRefPrefix, progressRef, ralphBranch } from '../checkpoint/index.js';
 import { git, type GitContext } from '../git/git.js';
-import { refsOnDisk } from '../git/refs-on-disk.js';
+import { refsOnDisk } from '../git/on-disk.js';
 import { pushedTipRef, recordRef } from './names.js';
 
 // What a push of the run's refs reads first (remote/push.ts, run/remote/remote-sync.ts): the
 // run's branch, the tip this machine last pushed, the progress save, the saved attempts and the
-// record — from the git directory's files when they tell (git/refs-on-disk.ts), else with one
+// record — from the git directory's files when they tell (git/on-disk.ts), else with one
 // `for-each-ref`, instead of a git process each: a run that pushes pushes every story or few.
 
 export interface RunRefs {

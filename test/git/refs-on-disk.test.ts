@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { refsOnDisk } from '../../src/git/refs-on-disk.js';
+import { refsOnDisk } from '../../src/git/on-disk.js';
 import { repoPerTest, type TempRepo } from './helpers.js';
 
-// Refs read from the git directory's files (git/refs-on-disk.ts) say what `git for-each-ref`
+// Refs read from the git directory's files (git/on-disk.ts, `refsOnDisk`) say what `git for-each-ref`
 // says, however git keeps them (loose, packed, both, nested, deleted), or nothing at all
 // (undefined) where only git can tell. Real git makes every layout.
 
