@@ -1,6 +1,7 @@
 import { readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isZombie, listPids, processCwd, processName } from '../process/proc.js';
+import { refWriterPids } from './ref-writer.js';
 
 /** A live process that may own a git lock file. */
 export interface LockHolder {
@@ -17,11 +18,15 @@ export interface LockHolder {
  */
 export function lockHolder(lock: string, root: string): LockHolder | null {
   const file = realLockPath(lock);
+  // ralphtool's own ref writers wait in the repository between transactions, holding nothing.
+  const writers = refWriterPids();
   let fallback: LockHolder | null = null;
   for (const pid of listPids()) {
     if (pid === process.pid || isZombie(pid)) continue;
     if (hasOpen(pid, file)) return { pid, name: processName(pid) ?? 'a process' };
-    if (fallback === null && isGitIn(pid, root)) fallback = { pid, name: 'git' };
+    if (fallback === null && !writers.has(pid) && isGitIn(pid, root)) {
+      fallback = { pid, name: 'git' };
+    }
   }
   return fallback;
 }

@@ -17,6 +17,19 @@ const MAX_OPEN = 8;
 const open = new Set<RefWriter>();
 
 /**
+ * The pids of the writers' git processes alive now. They wait in the repository between
+ * transactions holding no lock: lock-holder.ts must not take one for the owner of a stale lock.
+ */
+export function refWriterPids(): Set<number> {
+  const pids = new Set<number>();
+  for (const writer of open) {
+    const pid = writer.pid();
+    if (pid !== undefined) pids.add(pid);
+  }
+  return pids;
+}
+
+/**
  * Points refs of ralphtool's own (`refs/ralphtool/…`: the checkpoint's pin, an attempt's save)
  * through one `git update-ref --stdin -z` kept open for a run, each update a transaction of its
  * own: a story then starts no git process for them (a process start costs milliseconds; a
@@ -45,6 +58,11 @@ export class RefWriter {
     const next = this.queue.then(() => this.updateNow(ref, sha, context));
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /** The pid of its git process, while one is open. */
+  pid(): number | undefined {
+    return this.child?.pgid;
   }
 
   /** Ends the process (its stdin closed: git exits). Later updates start a new one. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GitContext } from '../../src/git/git.js';
 import { RefWriter } from '../../src/git/ref-writer.js';
+import { lockHolder } from '../../src/git/lock-holder.js';
 import { eventually } from '../support/processes.js';
 import { cleanEnv, makeRepo, TIMEOUT_MS, type TempRepo } from './helpers.js';
 
@@ -132,6 +133,24 @@ describe('RefWriter', () => {
     // The writers whose process was ended start a new one when used again.
     await many[0]?.update('refs/ralphtool/w0/checkpoint', shas[1] ?? '', 'pin');
     expect(repo.git('rev-parse', 'refs/ralphtool/w0/checkpoint')).toBe(shas[1]);
+  });
+
+  it('is no holder of a lock another process left: its idle git waits in the repository, another git there counts', async () => {
+    const { repo, shas, writer } = setUp();
+    await writer.update('refs/ralphtool/demo/checkpoint', shas[0] ?? '', 'pin');
+    const root = realpathSync(repo.dir);
+    expect(openWriters(root)).toHaveLength(1);
+    const lock = join(repo.dir, '.git/index.lock');
+    writeFileSync(lock, '');
+    expect(lockHolder(lock, root)).toBeNull();
+    // Another program's git working in the repository still counts (it may be waiting for an
+    // editor while it owns the lock).
+    const other = spawn('git', ['hash-object', '--stdin'], { cwd: repo.dir, stdio: 'pipe' });
+    try {
+      expect(await eventually(() => lockHolder(lock, root)?.pid === other.pid)).toBe(true);
+    } finally {
+      other.stdin.end();
+    }
   });
 
   it('never keeps a process from exiting while it waits for no answer', async () => {
