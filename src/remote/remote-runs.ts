@@ -27,21 +27,7 @@ const CLAIMS = /^refs\/ralphtool\/([^/]+)\/claim$/;
  * cannot be read.
  */
 export async function listRemoteRuns(ctx: GitContext, remote: string): Promise<RemoteRun[]> {
-  const listed = await listRemoteRefs(ctx, remote, ['refs/ralphtool/*']);
-  if ('error' in listed) {
-    throw unreachableRemote(remote, listed.error);
-  }
-  const wanted = [...listed.refs.keys()].filter((ref) => RECORDS.test(ref) || CLAIMS.test(ref));
-  if (wanted.length > 0) {
-    const fetched = await fetchRefs(
-      ctx,
-      remote,
-      wanted.map((ref) => `+${ref}:${fetchedRef(remote, ref)}`),
-    );
-    if (!fetched.ok) {
-      throw new RuntimeError(`could not fetch the runs recorded on ${remote}: ${fetched.error}`);
-    }
-  }
+  const { listed, wanted } = await listAndFetch(ctx, remote);
   const changes = new Set<string>();
   for (const ref of wanted) changes.add((RECORDS.exec(ref) ?? CLAIMS.exec(ref))?.[1] ?? '');
   const runs: RemoteRun[] = [];
@@ -62,6 +48,34 @@ export async function listRemoteRuns(ctx: GitContext, remote: string): Promise<R
     });
   }
   return runs;
+}
+
+/**
+ * How many times the listing and the fetch are made again when a ref listed was gone by the
+ * fetch: another machine's run ended (its claim released, its record replaced) between the two.
+ */
+const LISTINGS = 3;
+
+/** The remote's refs of runs, listed, and the records and claims among them fetched. */
+async function listAndFetch(
+  ctx: GitContext,
+  remote: string,
+): Promise<{ listed: { refs: Map<string, string> }; wanted: string[] }> {
+  for (let listing = 1; ; listing++) {
+    const listed = await listRemoteRefs(ctx, remote, ['refs/ralphtool/*']);
+    if ('error' in listed) throw unreachableRemote(remote, listed.error);
+    const wanted = [...listed.refs.keys()].filter((ref) => RECORDS.test(ref) || CLAIMS.test(ref));
+    if (wanted.length === 0) return { listed, wanted };
+    const fetched = await fetchRefs(
+      ctx,
+      remote,
+      wanted.map((ref) => `+${ref}:${fetchedRef(remote, ref)}`),
+    );
+    if (fetched.ok) return { listed, wanted };
+    if (listing >= LISTINGS) {
+      throw new RuntimeError(`could not fetch the runs recorded on ${remote}: ${fetched.error}`);
+    }
+  }
 }
 
 async function blob(ctx: GitContext, spec: string): Promise<string | null> {

@@ -36,7 +36,13 @@ export async function readRemoteRunView(
   if (recordSha === undefined) return { branch, progress, record: null };
   const local = fetchedRef(remote, record);
   const fetched = await fetchRefs(ctx, remote, [`+${record}:${local}`]);
-  if (!fetched.ok) throw unreachableRemote(remote, fetched.error);
+  if (!fetched.ok) {
+    // Deleted between the listing and the fetch (the run's end on another machine): none now.
+    const again = await listRemoteRefs(ctx, remote, [record]);
+    if ('error' in again) throw unreachableRemote(remote, again.error);
+    if (!again.refs.has(record)) return { branch, progress, record: null };
+    throw unreachableRemote(remote, fetched.error);
+  }
   const stateText = await readRecordFile(ctx, local, RECORD_FILES.state);
   const aboutText = await readRecordFile(ctx, local, RECORD_FILES.about);
   return {
