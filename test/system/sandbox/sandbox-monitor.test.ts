@@ -50,7 +50,7 @@ describe.skipIf(!sandboxToolsAvailable())(
   'what the sandbox refused an agent, read at its end',
   () => {
     it.each([1, 40, 400])(
-      'all of %i refused writes made just before the agent exits, and its last one, are reported',
+      '%i refused writes made just before the agent exits: counted, and its last one reported',
       async (n) => {
         const command = await wrap(
           `for i in $(seq ${String(n)}); do : > /etc/ralphtool-x; done 2>/dev/null; echo ok > kept.txt; { : > /etc/ralphtool-last; } 2>/dev/null; exit 0`,
@@ -62,11 +62,18 @@ describe.skipIf(!sandboxToolsAvailable())(
         });
         const blocks = await command.done();
         expect(result.exitCode).toBe(0);
-        // Only the refusals: not the write the policy allows, not the command's end mark.
-        expect(blocks).toEqual([
-          { kind: 'write', target: '/etc/ralphtool-x', count: n },
-          { kind: 'write', target: '/etc/ralphtool-last', count: 1 },
-        ]);
+        // Only the refusals: not the write the policy allows, not the command's end mark. The
+        // runtime's reporter inside the sandbox drops what its socket cannot take when ralphtool
+        // reads slowly (a loaded machine: 278 of 400 arrived once), so a flood's count is at
+        // most what was refused; what fits in the socket (40 lines) all arrives, and the last
+        // one always does: it is what the end mark guarantees.
+        const [flood, last] = blocks;
+        expect(blocks).toHaveLength(2);
+        expect(flood).toMatchObject({ kind: 'write', target: '/etc/ralphtool-x' });
+        if (n <= 40) expect(flood?.count).toBe(n);
+        else expect(flood?.count).toBeGreaterThan(0);
+        expect(flood?.count).toBeLessThanOrEqual(n);
+        expect(last).toEqual({ kind: 'write', target: '/etc/ralphtool-last', count: 1 });
       },
     );
 
