@@ -1,7 +1,4 @@
-import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
 import { commitEverything, stageAll } from '../git/commit.js';
-import { gitlinksAt } from '../git/raw-files.js';
 import { readAddListing, type AddListing } from '../git/snapshot.js';
 import { git } from '../git/git.js';
 import { endBisect, quitOperations } from '../git/operations.js';
@@ -10,7 +7,7 @@ import type { RunGit } from './run-git.js';
 import { undoBranchSwitch } from './branch-switch.js';
 import { isClean } from '../git/status.js';
 import { leaveIgnoredOutOfIndex, leftOutNotice } from './leave-out.js';
-import { detachNestedRepos, nestedNotice } from './nested-repos.js';
+import { detachNestedRepos, madeInListing, nestedNotice } from './nested-repos.js';
 import type { Protection } from './repo-guard.js';
 import { tasksFilesCommitted } from './ignored-tasks.js';
 import { stoppedTracking, untrack } from './stopped-tracking.js';
@@ -180,10 +177,8 @@ export class AcceptGitSteps {
   }
 
   /**
-   * Nested repositories found in what `add -A` staged, rather than by a listing of the
-   * untracked files before it (one git process less per story): a staged path that is a folder
-   * is a gitlink, and one the checkpoint did not have as a submodule is a repository the attempt
-   * made. Those are taken out of the index, made plain files, and the work tree staged again.
+   * Repositories the attempt made, found in what `add -A` staged (`madeInListing`), are taken
+   * out of the index, made plain files, and the work tree staged again.
    * Returns the listing of everything staged.
    */
   private async nestedOutOfIndex(staged: AddListing | null): Promise<AddListing | null> {
@@ -194,13 +189,7 @@ export class AcceptGitSteps {
       await this.detachNested();
       return readAddListing(await stageAll(g.ctx));
     }
-    // Synchronous: one lstat per staged path, thousands when an attempt adds a dependency folder.
-    const folders = [...staged.added].filter((path) =>
-      lstatSync(join(g.repo.root, path), { throwIfNoEntry: false })?.isDirectory(),
-    );
-    if (folders.length === 0) return staged;
-    const submodules = await gitlinksAt(g.ctx, checkpoint, folders);
-    const made = folders.filter((path) => !submodules.has(path));
+    const made = await madeInListing(g, checkpoint, staged);
     if (made.length === 0) return staged;
     await git(g.ctx, ['reset', '-q', checkpoint, '--', ...made]);
     await this.detachNested();

@@ -1,7 +1,10 @@
+import { lstatSync } from 'node:fs';
 import { lstat, mkdir, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from '../core/error-details.js';
 import { git } from '../git/git.js';
+import { gitlinksAt } from '../git/raw-files.js';
+import type { AddListing } from '../git/snapshot.js';
 import type { RunGit } from './run-git.js';
 
 /** A repository inside a repository inside …: enough levels, then give up. */
@@ -39,6 +42,26 @@ export async function detachNestedRepos(
     }
   }
   return { detached, untracked: null };
+}
+
+/**
+ * Repositories the attempt made, found in what an `add -A` took rather than by a listing of the
+ * untracked files before it (one git process less): a path taken that is a folder is a gitlink,
+ * and one `checkpoint` did not have as a submodule is a repository the attempt made. For the
+ * accept (what it staged) and the revert's save (what it took).
+ */
+export async function madeInListing(
+  g: RunGit,
+  checkpoint: string,
+  listing: AddListing,
+): Promise<string[]> {
+  // Synchronous: one lstat per taken path, thousands when an attempt adds a dependency folder.
+  const folders = [...listing.added].filter((path) =>
+    lstatSync(join(g.repo.root, path), { throwIfNoEntry: false })?.isDirectory(),
+  );
+  if (folders.length === 0) return [];
+  const submodules = await gitlinksAt(g.ctx, checkpoint, folders);
+  return folders.filter((path) => !submodules.has(path));
 }
 
 /** The notice for repositories turned into plain folders. */

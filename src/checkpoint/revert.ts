@@ -6,12 +6,9 @@ import { indexFile, setOwnRef } from './run-git.js';
 import type { RunGit } from './run-git.js';
 import { snapshotWithListing, snapshotWorkTree } from '../git/snapshot.js';
 import type { AddListing } from '../git/snapshot.js';
-import { lstatSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { gitlinksAt } from '../git/raw-files.js';
 import { ignoredInHistory, leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
-import { detachNestedRepos, nestedNotice } from './nested-repos.js';
+import { detachNestedRepos, madeInListing, nestedNotice } from './nested-repos.js';
 import type { Protection } from './repo-guard.js';
 import { RuntimeError } from '../core/errors.js';
 import type { Journal, StepOutcome } from './journal.js';
@@ -175,26 +172,18 @@ export class RevertGitSteps {
   }
 
   /**
-   * Repositories the attempt created, found in what the save's `add -A` took rather than by a
-   * listing of the untracked files before it (one git process less per failed attempt): a taken
-   * path that is a folder is a gitlink, and one the checkpoint did not have as a submodule is a
-   * repository the attempt made. Then, and when git refused the add (a nested repository without
-   * a commit) or its listing could not be read back, the search by listing runs and the save is
+   * The save at the checkpoint finds the repositories the attempt made in what its `add -A` took
+   * (`madeInListing`). When it found some, git refused the add (a nested repository without a
+   * commit) or its listing could not be read back, the search by listing runs and the save is
    * taken again. Run again after a crash, the full plan's own `detach-nested` step does this.
    */
   private async takeFindingNested(
     take: () => ReturnType<typeof snapshotWithListing>,
   ): ReturnType<typeof snapshotWithListing> {
-    const { g, opts } = this;
     const first = await take().catch(() => null);
     if (first?.listing) {
-      // Synchronous: one lstat per taken path, thousands when an attempt adds a dependency folder.
-      const folders = [...first.listing.added].filter((path) =>
-        lstatSync(join(g.repo.root, path), { throwIfNoEntry: false })?.isDirectory(),
-      );
-      if (folders.length === 0) return first;
-      const submodules = await gitlinksAt(g.ctx, opts.checkpoint, folders);
-      if (folders.every((path) => submodules.has(path))) return first;
+      const made = await madeInListing(this.g, this.opts.checkpoint, first.listing);
+      if (made.length === 0) return first;
     }
     await this.detachNested();
     return take();
