@@ -82,7 +82,7 @@ export class RefWriter {
   /** One transaction through the running process; false when it did not say it committed. */
   private async transaction(ref: string, sha: string): Promise<boolean> {
     const child = this.child ?? this.start();
-    if (child?.stdin === null || child === null) return false;
+    if (!child?.stdin) return false;
     open.delete(this);
     open.add(this);
     child.hold(true);
