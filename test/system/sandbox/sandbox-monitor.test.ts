@@ -46,22 +46,27 @@ function wrap(script: string) {
   );
 }
 
+/** Runs a script in the sandbox to its end: its exit code, what it was refused, where it started. */
+async function runWrapped(script: string) {
+  const command = await wrap(script);
+  const result = await execProgram(command.program, command.args, {
+    cwd: command.cwd,
+    baseEnv: process.env,
+    reject: false,
+  });
+  return { exitCode: result.exitCode, blocks: await command.done(), cwd: command.cwd };
+}
+
 describe.skipIf(!sandboxToolsAvailable())(
   'what the sandbox refused an agent, read at its end',
   () => {
     it.each([1, 40, 400])(
       '%i refused writes made just before the agent exits: counted, and its last one reported',
       async (n) => {
-        const command = await wrap(
+        const { exitCode, blocks } = await runWrapped(
           `for i in $(seq ${String(n)}); do : > /etc/ralphtool-x; done 2>/dev/null; echo ok > kept.txt; { : > /etc/ralphtool-last; } 2>/dev/null; exit 0`,
         );
-        const result = await execProgram(command.program, command.args, {
-          cwd: command.cwd,
-          baseEnv: process.env,
-          reject: false,
-        });
-        const blocks = await command.done();
-        expect(result.exitCode).toBe(0);
+        expect(exitCode).toBe(0);
         // Only the refusals: not the write the policy allows, not the command's end mark. The
         // runtime's reporter inside the sandbox drops what its socket cannot take when ralphtool
         // reads slowly (a loaded machine: 278 of 400 arrived once), so a flood's count is at
@@ -78,32 +83,18 @@ describe.skipIf(!sandboxToolsAvailable())(
     );
 
     it('keeps the agent’s exit status, and reports nothing for an agent refused nothing', async () => {
-      const command = await wrap('echo fine > kept.txt; exit 7');
-      const result = await execProgram(command.program, command.args, {
-        cwd: command.cwd,
-        baseEnv: process.env,
-        reject: false,
-      });
-      expect(result.exitCode).toBe(7);
-      expect(await command.done()).toEqual([]);
+      const { exitCode, blocks } = await runWrapped('echo fine > kept.txt; exit 7');
+      expect(exitCode).toBe(7);
+      expect(blocks).toEqual([]);
     });
 
     it('has no command write where it starts (the runtime’s scan of it for files to protect is skipped)', async () => {
-      const command = await wrap(
+      const { exitCode, blocks, cwd } = await runWrapped(
         '{ : > "$OLDPWD/.bashrc"; } 2>/dev/null; mkdir "$OLDPWD/x" 2>/dev/null; exit 0',
       );
-      const result = await execProgram(command.program, command.args, {
-        cwd: command.cwd,
-        baseEnv: process.env,
-        reject: false,
-      });
-      const blocks = await command.done();
-      expect(result.exitCode).toBe(0);
-      expect(blocks.map((b) => b.target)).toEqual([
-        path.join(command.cwd, '.bashrc'),
-        path.join(command.cwd, 'x'),
-      ]);
-      expect(readdirSync(command.cwd)).toEqual([]);
+      expect(exitCode).toBe(0);
+      expect(blocks.map((b) => b.target)).toEqual([path.join(cwd, '.bashrc'), path.join(cwd, 'x')]);
+      expect(readdirSync(cwd)).toEqual([]);
     });
 
     it('still reports what an agent stopped before its end was refused', async () => {
