@@ -5,6 +5,7 @@ import {
   fdTarget,
   forksSinceBoot,
   holdsAnyOf,
+  isDying,
   lastPid,
   listPids,
   pidMax,
@@ -165,7 +166,9 @@ export class DescendantWatch {
         this.known.get(pid) === stat.startTime ||
         holdsAnyOf(pid, this.pipes) ||
         environmentHas(pid, PROCESS_TAG_VARIABLE, this.tag);
-      if (!ours) continue;
+      // Already on its way out (a sandbox's processes, killed with their namespace): it runs
+      // nothing more, so it is neither left running nor to be killed.
+      if (!ours || isDying(pid)) continue;
       alive.set(pid, stat.startTime);
       if (this.found.get(pid)?.start !== stat.startTime) {
         this.found.set(pid, { start: stat.startTime, command: processCommand(pid) ?? '?' });

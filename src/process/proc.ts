@@ -96,6 +96,39 @@ export function processStartTime(pid: number): string | null {
   return readStat(pid)?.startTime ?? null;
 }
 
+/** PF_EXITING in /proc/<pid>/stat's flags: the process is in the kernel's exit path. */
+const PF_EXITING = 0x4;
+/** SIGKILL's bit in /proc/<pid>/status's signal masks (signal n is bit n - 1). */
+const SIGKILL_BIT = 1n << 8n;
+
+/**
+ * Whether a process, by its /proc/<pid>/stat and /proc/<pid>/status, is already on its way out:
+ * exiting, or with a SIGKILL delivered it has not acted on yet (it never runs its own code
+ * again). A sandbox's processes are killed by the kernel when their namespace's first process
+ * ends, and on a loaded machine they can still be seen so for a moment after the sandbox's
+ * outer process exited.
+ */
+export function dyingFrom(statText: string, statusText: string): boolean {
+  const flags = Number(statText.slice(statText.lastIndexOf(')') + 2).split(' ')[6]);
+  if (Number.isInteger(flags) && (flags & PF_EXITING) !== 0) return true;
+  for (const match of statusText.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)) {
+    if ((BigInt(`0x${match[1] ?? '0'}`) & SIGKILL_BIT) !== 0n) return true;
+  }
+  return false;
+}
+
+/** Whether a process is on its way out (dyingFrom); false when it is gone or /proc cannot tell. */
+export function isDying(pid: number): boolean {
+  try {
+    return dyingFrom(
+      readFileSync(`/proc/${pid}/stat`, 'utf8'),
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** A zombie has exited but was not reaped yet (common in containers without an init). */
 export function isZombie(pid: number): boolean {
   return readStat(pid)?.state === 'Z';

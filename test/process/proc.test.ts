@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   bootId,
+  dyingFrom,
+  isDying,
   isZombie,
   listPids,
   processCwd,
@@ -94,6 +96,28 @@ describe('/proc readers', () => {
     `);
     expect(isZombie(parent.pid ?? 0)).toBe(false);
     expect(await eventually(() => isZombie(Number(zombie)))).toBe(true);
+    // Past its exit: the kernel's exiting flag stays set on a zombie; the live parent is not dying.
+    expect(isDying(Number(zombie))).toBe(true);
+    expect(isDying(parent.pid ?? 0)).toBe(false);
+  });
+
+  it('tell a process on its way out by its exiting flag or a SIGKILL it has not acted on', () => {
+    // Lines as the kernel writes them, seen for a sandbox's processes right after its outer
+    // bubblewrap exited on a loaded machine (flags field 9, signal masks in hex).
+    const stat = (comm: string, flags: string): string =>
+      `19401 (${comm}) R 1 19401 19401 0 -1 ${flags} 120 0 0 0 0 0 0 0 20 0 1 0 5093 0 0`;
+    const status = (pnd: string, shd: string): string =>
+      `Name:\tbwrap\nState:\tR (running)\nSigQ:\t1/7823\nSigPnd:\t${pnd}\nShdPnd:\t${shd}\nSigBlk:\t0000000000000000\n`;
+    const none = '0000000000000000';
+    expect(dyingFrom(stat('bwrap', '4194624'), status('0000000000000100', none))).toBe(true);
+    expect(dyingFrom(stat('bwrap', '4194624'), status(none, '0000000000004100'))).toBe(true);
+    expect(dyingFrom(stat('a) b (c', '4194308'), status(none, none))).toBe(true); // PF_EXITING
+    // Other signals pending (SIGTERM, SIGCHLD), no exiting flag: alive.
+    expect(
+      dyingFrom(stat('socat', '4194624'), status('0000000000004000', '0000000000010000')),
+    ).toBe(false);
+    expect(dyingFrom(stat('a) b (c', '4194624'), status(none, none))).toBe(false);
+    expect(isDying(process.pid)).toBe(false);
   });
 
   it('answer nothing for a process that does not exist', () => {
@@ -103,6 +127,7 @@ describe('/proc readers', () => {
     expect(processName(none)).toBeNull();
     expect(processCwd(none)).toBeNull();
     expect(isZombie(none)).toBe(false);
+    expect(isDying(none)).toBe(false);
     expect(processesInGroup(none)).toEqual([]);
   });
 });
