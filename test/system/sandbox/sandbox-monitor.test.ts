@@ -61,7 +61,7 @@ describe.skipIf(!sandboxToolsAvailable())(
   'what the sandbox refused an agent, read at its end',
   () => {
     it.each([1, 40, 400])(
-      '%i refused writes made just before the agent exits: counted, and its last one reported',
+      '%i refused writes made just before the agent exits: counted, and the last one reported unless a flood was dropped',
       async (n) => {
         const { exitCode, blocks } = await runWrapped(
           `for i in $(seq ${String(n)}); do : > /etc/ralphtool-x; done 2>/dev/null; echo ok > kept.txt; { : > /etc/ralphtool-last; } 2>/dev/null; exit 0`,
@@ -69,16 +69,23 @@ describe.skipIf(!sandboxToolsAvailable())(
         expect(exitCode).toBe(0);
         // Only the refusals: not the write the policy allows, not the command's end mark. The
         // runtime's reporter inside the sandbox drops what its socket cannot take when ralphtool
-        // reads slowly (a loaded machine: 278 of 400 arrived once), so a flood's count is at
-        // most what was refused; what fits in the socket (40 lines) all arrives, and the last
-        // one always does: it is what the end mark guarantees.
+        // reads slowly (a loaded machine: 278 of 400 arrived once, and once the last line after
+        // such a flood did not), so a flood's count is at most what was refused and the line
+        // after it may be lost with it; what fits in the socket (40 lines) all arrives, the last
+        // one included: it comes before the end mark, which the attempt waits for.
         const [flood, last] = blocks;
-        expect(blocks).toHaveLength(2);
         expect(flood).toMatchObject({ kind: 'write', target: '/etc/ralphtool-x' });
-        if (n <= 40) expect(flood?.count).toBe(n);
-        else expect(flood?.count).toBeGreaterThan(0);
         expect(flood?.count).toBeLessThanOrEqual(n);
-        expect(last).toEqual({ kind: 'write', target: '/etc/ralphtool-last', count: 1 });
+        if (n <= 40) {
+          expect(flood?.count).toBe(n);
+          expect(blocks).toHaveLength(2);
+        } else {
+          expect(flood?.count).toBeGreaterThan(0);
+          expect(blocks.length).toBeLessThanOrEqual(2);
+        }
+        if (blocks.length === 2) {
+          expect(last).toEqual({ kind: 'write', target: '/etc/ralphtool-last', count: 1 });
+        }
       },
     );
 
