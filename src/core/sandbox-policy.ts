@@ -274,12 +274,23 @@ export function innerCommand(
 }
 
 /**
+ * The runtime's form for a policy too long for one argument (about 124 KB: thousands of
+ * `sandbox-deny-read` paths): a `/bin/sh` that opens the file holding bwrap's mount words on
+ * fd 9 (a file of the runtime's process, /proc/<pid>/fd/<n>) and execs bwrap, which reads them
+ * through `--args 9`. Nothing but that exact prefix is taken for it.
+ */
+const BWRAP_ARGS_FILE =
+  /^\/bin\/sh -c 'exec 9<"\$1" && shift && exec "\$@"' srt-args \/proc\/\d+\/fd\/\d+ bwrap (?:.* )?--args 9 /;
+
+/**
  * Why a command the runtime returned is not contained, or null when it is: it must start
- * bubblewrap and cut the network. The runtime returns the command unchanged, or without
+ * bubblewrap (itself, or through the runtime's args-file shell) and cut the network. The runtime returns the command unchanged, or without
  * `--unshare-net`, when it was not set up: that must never run.
  */
 export function uncontainedReason(wrapped: string): string | null {
-  if (!wrapped.startsWith('bwrap ')) return 'the sandbox runtime did not wrap the command in bwrap';
+  if (!wrapped.startsWith('bwrap ') && !BWRAP_ARGS_FILE.test(wrapped)) {
+    return 'the sandbox runtime did not wrap the command in bwrap';
+  }
   if (!/\s--unshare-net\s/.test(wrapped)) return 'the sandbox runtime left the network open';
   return null;
 }

@@ -230,6 +230,7 @@ describe('the command run inside the sandbox', () => {
 });
 
 describe('what the runtime returned', () => {
+  const ARGS_FILE = `/bin/sh -c 'exec 9<"$1" && shift && exec "$@"' srt-args /proc/4242/fd/23`;
   it.each([
     ['bwrap --new-session --unshare-net --ro-bind / / -- bash -c x', null],
     ['true', 'bwrap'],
@@ -237,6 +238,14 @@ describe('what the runtime returned', () => {
     [' bwrap --unshare-net -- x', 'bwrap'],
     ['bwrapper --unshare-net x', 'bwrap'],
     ['bwrap --ro-bind / / -- echo --unshare-net-no', 'network'],
+    // A policy too long for one argument: the runtime's shell opens the file of mount words.
+    [`${ARGS_FILE} bwrap --new-session --unshare-net --args 9 --ro-bind / / -- bash -c x`, null],
+    [`${ARGS_FILE} bwrap --new-session --args 9 --ro-bind / / -- bash -c x`, 'network'],
+    [`${ARGS_FILE} bwrap --new-session --unshare-net --ro-bind / / -- bash -c x`, 'bwrap'],
+    [`${ARGS_FILE} bwrapper --unshare-net --args 9 -- x`, 'bwrap'],
+    [`${ARGS_FILE.replace('exec "$@"', 'eval "$@"')} bwrap --unshare-net --args 9 -- x`, 'bwrap'],
+    [`${ARGS_FILE.replace('/proc/4242', '/tmp/x')} bwrap --unshare-net --args 9 -- x`, 'bwrap'],
+    [`/bin/bash${ARGS_FILE.slice(7)} bwrap --unshare-net --args 9 -- x`, 'bwrap'],
   ])('%j is refused for %s', (wrapped, why) => {
     const reason = uncontainedReason(wrapped);
     if (why === null) expect(reason).toBeNull();

@@ -172,6 +172,64 @@ describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a comman
   });
 });
 
+describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a long policy', () => {
+  it('runs contained when the policy is too long for one argument (900 long deny-read paths)', async () => {
+    fixture = new RunFixture(CHANGE, stories(1));
+    const f = fixture;
+    // 900 files denied, by long paths: their bwrap words (~160 KB) pass the kernel's 128 KB cap
+    // on one argument, so the runtime hands bwrap the mounts through a file (its `/bin/sh` form).
+    const secrets = path.join(f.scratch, `secrets-of-a-long-policy-${'x'.repeat(80)}`);
+    mkdirSync(secrets);
+    const denied: string[] = [];
+    for (let i = 0; i < 900; i += 1) {
+      const file = path.join(secrets, `credential-file-number-${String(i).padStart(5, '0')}.key`);
+      writeFileSync(file, `${KEY}-${String(i)}\n`);
+      denied.push(file);
+    }
+    const agent = path.join(f.scratch, 'agent.sh');
+    writeFileSync(
+      agent,
+      `#!/bin/bash
+echo "first: $(cat "$FIRST" 2>&1)"
+echo "last: $(cat "$LAST" 2>&1)"
+echo "outside: $( (echo x > "$OUTSIDE_FILE") 2>&1 )"
+mkdir -p src && echo done > src/x.txt
+sed -i 's/- \\[ \\]/- [x]/' "openspec/changes/$RALPHTOOL_CHANGE/tasks.md"
+echo "<promise>COMPLETE</promise>"
+`,
+    );
+    chmodSync(agent, 0o755);
+    const result = await f.run(
+      [
+        ...['--json', '--sandbox', '--max-retries', '0', '--on-complete', 'keep'],
+        ...['--agent', 'command', '--agent-command', agent],
+        ...denied.flatMap((file) => ['--sandbox-deny-read', file]),
+      ],
+      {
+        agent: false,
+        env: {
+          FIRST: denied[0] ?? '',
+          LAST: denied.at(-1) ?? '',
+          OUTSIDE_FILE: path.join(f.scratch, 'escaped'),
+        },
+      },
+    );
+    expect(result.exitCode, result.stderr || result.stdout.slice(-600)).toBe(0);
+    const events = result.events();
+    expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
+    expect(ofType(events, 'error')).toEqual([]);
+    const said = ofType(events, 'agent.message')
+      .map((e) => String(e.text))
+      .join('\n');
+    expect(said).not.toContain(KEY);
+    expect(said).toMatch(/first: \S/);
+    expect(said).toMatch(/last: \S/);
+    expect(said).toMatch(/outside: .*Read-only file system/);
+    expect(existsSync(path.join(f.scratch, 'escaped'))).toBe(false);
+    expect(f.git('show', `ralph/${CHANGE}:src/x.txt`)).toBe('done\n');
+  });
+});
+
 describe('ralphtool run --sandbox where it cannot work', () => {
   it('refuses in one line naming what to install, and leaves the repository as it was', async () => {
     fixture = new RunFixture(CHANGE, stories(1));
