@@ -1,0 +1,2 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+import{o as s}from"./chunk-ANPRY4B7.mjs";import{a as n,b as i}from"./chunk-2BTBCVI7.mjs";function p(r,a){let e=new Map;for(let[o,t]of r.sources)t.kind==="file"&&e.set(t.path,[...e.get(t.path)??[],o]);if(e.size!==0)try{s(r.flags,a)}catch(o){if(!(o instanceof n))throw o;let t=[...e].map(([f,c])=>`${f} gave ${c.join(", ")}`);throw new i(`${o.message} (with the settings files: ${t.join("; ")})`)}}export{p as a};
