@@ -131,8 +131,11 @@ export abstract class GuardedRun extends RecordedRun {
     };
   }
 
-  /** Ends the git process the run's ref updates went through (a later update starts one). */
-  protected closeRefWriter(): void {
+  /**
+   * Ends the git process the run's ref updates went through (a later update starts one): when
+   * the run finishes, and when its loop ends without finishing.
+   */
+  closeRefWriter(): void {
     this.refWriter?.close();
   }
 }

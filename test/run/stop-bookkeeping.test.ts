@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/core/events.js';
+import { refWriterPids } from '../../src/git/ref-writer.js';
 import { LoopHarness } from '../support/loop-harness.js';
 import { loopTypes, ofType, single, stories, succeed } from './helpers.js';
 
@@ -94,6 +95,8 @@ describe('the loop: stopped by the user', () => {
     expect(f.exists('src/partial.txt')).toBe(false);
     expect(f.git('show', `${REF}/2-1:src/partial.txt`)).toBe('half-way\n');
     expect(f.state()).toMatchObject({ status: 'active', outcome: 'stopped', choice: 'keep' });
+    // The run is not finished, its loop is: the git its refs went through is not kept open.
+    expect(refWriterPids()).toEqual(new Set());
   });
 
   it('left unanswered, keeps the run recorded at its last checkpoint for finish or resume (exit 130)', async () => {
@@ -116,6 +119,7 @@ describe('the loop: stopped by the user', () => {
       pid: null,
       currentStory: null,
     });
+    expect(refWriterPids()).toEqual(new Set());
   });
 
   it('a stop during an attempt that would fail still reports no failure and leaves the retries alone', async () => {

@@ -324,19 +324,25 @@ export async function driveLoop(
 ): Promise<LoopResult> {
   const change = await readChange(specRoot, changeName);
   await ensureLearningsFile(deps.run.paths.learnings);
-  return runLoop(
-    {
-      repoRoot: deps.run.repo.root,
-      change,
-      paths: promptPaths(deps.run.repo.root, specRoot, change),
-      options,
-      env,
-      verify: verifyPlan(options.verify, [deps.run.repo.root, specRoot]),
-      instructions: await projectInstructions(deps.run.repo.root),
-      rereadStories: storiesReader(specRoot, change.name),
-    },
-    deps,
-  );
+  try {
+    return await runLoop(
+      {
+        repoRoot: deps.run.repo.root,
+        change,
+        paths: promptPaths(deps.run.repo.root, specRoot, change),
+        options,
+        env,
+        verify: verifyPlan(options.verify, [deps.run.repo.root, specRoot]),
+        instructions: await projectInstructions(deps.run.repo.root),
+        rereadStories: storiesReader(specRoot, change.name),
+      },
+      deps,
+    );
+  } finally {
+    // However the loop ended (finished, stopped, parked, failed), its idle git goes with it: a
+    // session that stays open (the terminal UI) would keep one per run it ran.
+    deps.run.closeRefWriter();
+  }
 }
 
 function hasWorkLeft(change: Change, specRoot: string, notice: (message: string) => void): boolean {
