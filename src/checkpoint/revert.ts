@@ -4,8 +4,13 @@ import { endBisect, quitOperations } from '../git/operations.js';
 import { branchSha, refCommit, resolveCommit, treeOf } from '../git/repo.js';
 import { indexFile, setOwnRef } from './run-git.js';
 import type { RunGit } from './run-git.js';
-import { snapshotWithListing, snapshotWorkTree } from '../git/snapshot.js';
-import type { AddListing } from '../git/snapshot.js';
+import { snapshotWithListing } from '../git/snapshot.js';
+import {
+  cleanUntracked,
+  knownAfterSave,
+  MAX_CLEAN_PASSES,
+  type KnownUntracked,
+} from './revert-clean.js';
 import { mkdir } from 'node:fs/promises';
 import { ignoredInHistory, leaveIgnoredOutOfTree, leftOutNotice } from './leave-out.js';
 import { detachNestedRepos, madeInListing, nestedNotice } from './nested-repos.js';
@@ -13,9 +18,6 @@ import type { Protection } from './repo-guard.js';
 import { RuntimeError } from '../core/errors.js';
 import type { Journal, StepOutcome } from './journal.js';
 import type { RevertStep } from './plans.js';
-
-/** Enough for a .gitignore inside an untracked directory inside another; then give up. */
-const MAX_CLEAN_PASSES = 4;
 
 export interface RestoreResult {
   /** The ref holding the attempt's saved work. */
@@ -82,7 +84,14 @@ export class RevertGitSteps {
         });
         return undefined;
       case 'clean-untracked':
-        await this.cleanUntracked();
+        await cleanUntracked(this.g, this.opts, {
+          known: this.known,
+          saved: await this.savedSoFar(),
+          message: this.message,
+          onSaved: (sha) => {
+            this.saved = sha;
+          },
+        });
         return undefined;
       case 'end-bisect':
         await endBisect(ctx, repo.gitDir);
@@ -209,56 +218,6 @@ export class RevertGitSteps {
   }
 
   /**
-   * Removes untracked files, saving first any the save missed: those that only the attempt's
-   * own .gitignore hid. Removing an untracked .gitignore can reveal more, hence the passes; what
-   * stays ignored by the checkpoint's rules (.env, node_modules) is kept.
-   */
-  private async cleanUntracked(): Promise<void> {
-    const { g, opts, known } = this;
-    const { ctx } = g;
-    let saved = await this.savedSoFar();
-    let lastList: string | null = null;
-    const { guard } = opts.protect;
-    for (let pass = 0; pass < MAX_CLEAN_PASSES; pass++) {
-      // Files ignored at the start are never saved nor cleaned, even when no longer ignored.
-      const all = (pass === 0 ? known?.untracked : null) ?? (await untrackedFiles(g));
-      const untracked = all.filter((path) => !guard.isIgnoredAtStart(path));
-      // One pathspec per recorded entry (`node_modules/`), not per file below it.
-      const entries = new Set(all.map((path) => guard.ignoredEntryOf(path)));
-      const keep = [...entries]
-        .filter((entry): entry is string => entry !== null)
-        .map((entry) => `:(exclude,literal)${entry.replace(/\/$/, '')}`);
-      const list = untracked.join('\0');
-      if (list === lastList) break; // nothing new was revealed: what is left cannot be cleaned
-      lastList = list;
-      // The first clean always runs (empty folders the attempt made are no files, yet removed).
-      if (untracked.length === 0 && pass > 0) break;
-      // The save took each of these files as it is now (the attempt's own .gitignore hid none).
-      const inSave = known?.inSave;
-      const savedAlready = inSave !== undefined && untracked.every((path) => inSave.has(path));
-      if (untracked.length > 0 && !savedAlready) {
-        const savedTree = await treeOf(ctx, saved);
-        const combined = await snapshotWorkTree(ctx, {
-          scratchDir: g.paths.dir,
-          startIndex: null,
-          baseTree: savedTree,
-          only: untracked,
-        });
-        if (combined !== savedTree) {
-          saved = await commitTree(ctx, combined, [saved], `${this.message} (files it ignored)`);
-          await updateRef(g, opts.ref, saved);
-          this.saved = saved;
-        }
-      }
-      await git(ctx, ['clean', '-q', '-f', '-d', '--', '.', ...keep], {
-        context: 'could not remove untracked files',
-      });
-      // Only removing a .gitignore can reveal more files to clean.
-      if (!untracked.some(isIgnoreFile)) break;
-    }
-  }
-
-  /**
    * The save as it stands: this run's, or — the save step done before a crash — the attempt's
    * ref, which must be a save from this checkpoint (the journal is trusted only as far as git
    * agrees with it).
@@ -276,46 +235,6 @@ export class RevertGitSteps {
     this.saved = atRef;
     return atRef;
   }
-}
-
-/**
- * What the save tells about the clean to come: the files it took as they are now (they need
- * not be saved again), and when the reset changes no ignore rule and no tracked file list, the
- * untracked files the clean finds: those the nested-repository search listed, or when none
- * ran, what the save took — more than the untracked files (the changed tracked ones too), yet
- * all the clean needs: every untracked file is among them and in the save, none is a
- * .gitignore, and none lies under an entry ignored at the start (the save left none out).
- */
-function knownAfterSave(
-  atCheckpoint: boolean,
-  listing: AddListing | null,
-  left: readonly string[],
-  untracked: readonly string[] | null,
-): KnownUntracked | null {
-  if (listing === null || left.length > 0) return null;
-  const rules = [...listing.added, ...listing.removed].some(isIgnoreFile);
-  return {
-    inSave: listing.added,
-    // The reset only rewrites tracked files when HEAD and the index stayed at the checkpoint.
-    untracked: atCheckpoint && !rules ? (untracked ?? [...listing.added]) : null,
-  };
-}
-
-function isIgnoreFile(path: string): boolean {
-  return path === '.gitignore' || path.endsWith('/.gitignore');
-}
-
-interface KnownUntracked {
-  /** Paths the save took from the work tree as they are now. */
-  inSave: ReadonlySet<string>;
-  /** The untracked files after the reset, when known without asking git again. */
-  untracked: readonly string[] | null;
-}
-
-/** Untracked files that are not ignored: what `git clean -fd` is about to remove. */
-async function untrackedFiles(g: RunGit): Promise<string[]> {
-  const out = await git(g.ctx, ['ls-files', '-z', '--others', '--exclude-standard']);
-  return out.stdout.split('\0').filter((path) => path !== '');
 }
 
 /** Whether a save was made from this checkpoint (a save, then up to a few "files it ignored"). */
