@@ -48,6 +48,13 @@ async function server(name: string): Promise<{ port: number; hits: () => number 
   return { port: (s.address() as AddressInfo).port, hits: () => hits };
 }
 
+/** Everything the agent said, one message a line. */
+function agentSaid(events: readonly { type: string; [key: string]: unknown }[]): string {
+  return ofType(events, 'agent.message')
+    .map((e) => String(e.text))
+    .join('\n');
+}
+
 /** The agent: tries each forbidden thing, prints what it got, then does its story. */
 const AGENT = `#!/bin/bash
 echo "ssh: $(cat "$HOME/.ssh/id_rsa" 2>&1)"
@@ -103,9 +110,7 @@ describe.skipIf(!sandboxToolsAvailable())('ralphtool run --sandbox with a comman
     expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
     // The sandbox's own processes (bubblewrap, its proxy bridges) are no strays of the agent.
     expect(ofType(events, 'error')).toEqual([]);
-    const said = ofType(events, 'agent.message')
-      .map((e) => String(e.text))
-      .join('\n');
+    const said = agentSaid(events);
     // Nothing it must not have got.
     expect(said).not.toContain(KEY);
     expect(said).not.toContain(TOKEN);
@@ -218,9 +223,7 @@ echo "<promise>COMPLETE</promise>"
     const events = result.events();
     expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
     expect(ofType(events, 'error')).toEqual([]);
-    const said = ofType(events, 'agent.message')
-      .map((e) => String(e.text))
-      .join('\n');
+    const said = agentSaid(events);
     expect(said).not.toContain(KEY);
     expect(said).toMatch(/first: \S/);
     expect(said).toMatch(/last: \S/);
@@ -421,9 +424,7 @@ describe('ralphtool run --sandbox --worktree', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     const events = result.events();
     expect(single(events, 'run.finished')).toMatchObject({ outcome: 'complete' });
-    const said = ofType(events, 'agent.message')
-      .map((e) => String(e.text))
-      .join('\n');
+    const said = agentSaid(events);
     expect(said).toContain('committed');
     expect(said).toMatch(/hook: .*Read-only file system/);
     expect(existsSync(path.join(f.dir, '.git', 'hooks', 'post-commit'))).toBe(false);
