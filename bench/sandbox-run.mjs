@@ -14,6 +14,7 @@ import process from 'node:process';
 import { cliPath, option, ROOT } from './lib/args.mjs';
 import { benchEnv, CHANGE, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { loadWatch } from './lib/load.mjs';
+import { beforeAfterReport } from './lib/report.mjs';
 
 const against = option('against', null);
 if (against === null) {
@@ -96,23 +97,17 @@ const fig = (which) => {
 };
 const before = fig('before');
 const after = fig('after');
-const n = (v) => `${v.toFixed(1)} ms`;
 process.stdout.write(
-  [
-    `${String(rounds)} rounds of ${String(stories)} accepted stories each way: before ${builds.before}, after ${builds.after}`,
-    '',
-    '| per story, in the loop (median) | before | after | after / before |',
-    '| --- | ---: | ---: | ---: |',
-    ...[
+  beforeAfterReport({
+    title: `${String(rounds)} rounds of ${String(stories)} accepted stories each way: before ${builds.before}, after ${builds.after}`,
+    firstColumn: 'per story, in the loop (median)',
+    rows: [
       ['without --sandbox', 'plain'],
       ['with --sandbox', 'sandboxed'],
       ['what --sandbox adds', 'added'],
-    ].map(
-      ([label, key]) =>
-        `| ${label} | ${n(before[key])} | ${n(after[key])} | ${(after[key] / before[key]).toFixed(2)}× |`,
-    ),
-    '',
-    load.report(),
-    '',
-  ].join('\n'),
+    ],
+    before,
+    after,
+    load,
+  }),
 );

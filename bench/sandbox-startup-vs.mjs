@@ -10,6 +10,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { loadWatch } from './lib/load.mjs';
+import { beforeAfterReport } from './lib/report.mjs';
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -76,19 +77,13 @@ const rows = [
   ['  of which the end (monitor, clean-up)', 'end'],
   ['added per attempt (contained − plain)', 'added'],
 ];
-const n = (v) => (Number.isNaN(v) ? '—' : `${v.toFixed(1)} ms`);
 process.stdout.write(
-  [
-    `${String(pairs)} pairs of runs taking turns, ${rounds} attempts each: before ${builds.before}, after ${builds.after}`,
-    '',
-    '| figure (median) | before | after | after / before |',
-    '| --- | ---: | ---: | ---: |',
-    ...rows.map(
-      ([label, key]) =>
-        `| ${label} | ${n(before[key])} | ${n(after[key])} | ${(after[key] / before[key]).toFixed(2)}× |`,
-    ),
-    '',
-    load.report(),
-    '',
-  ].join('\n'),
+  beforeAfterReport({
+    title: `${String(pairs)} pairs of runs taking turns, ${rounds} attempts each: before ${builds.before}, after ${builds.after}`,
+    firstColumn: 'figure (median)',
+    rows: rows,
+    before,
+    after,
+    load,
+  }),
 );

@@ -60,3 +60,24 @@ export function formatReport({ rounds, stories, cases, long, longRounds }) {
       : []),
   ].join('\n');
 }
+
+/**
+ * A table of figures of two builds run side by side (ms; '—' where one was not measured), their
+ * ratio, then the machine's load while they ran.
+ */
+export function beforeAfterReport({ title, firstColumn, rows, before, after, load }) {
+  const ms = (v) => (Number.isNaN(v) ? '—' : `${v.toFixed(1)} ms`);
+  return [
+    title,
+    '',
+    `| ${firstColumn} | before | after | after / before |`,
+    '| --- | ---: | ---: | ---: |',
+    ...rows.map(
+      ([label, key]) =>
+        `| ${label} | ${ms(before[key])} | ${ms(after[key])} | ${(after[key] / before[key]).toFixed(2)}× |`,
+    ),
+    '',
+    load.report(),
+    '',
+  ].join('\n');
+}
