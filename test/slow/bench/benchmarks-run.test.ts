@@ -116,6 +116,21 @@ describe('the benchmark scripts still run', () => {
     );
   }, 240_000);
 
+  it('guarantee-floor.mjs reports the protocol floor, the guarantee floor and ralphtool for a tiny run failing once', async () => {
+    const stdout = await runScript('bench/guarantee-floor.mjs', [
+      ...['--rounds', '1', '--stories', '2', '--rss-mb', '0', '--fail-once', '--cli', CLI_PATH],
+    ]);
+    expect(stdout).toMatch(/^protocol floor \(bash\)\s+\S+ ms \([\d.–]+\)\s+1\.00×/m);
+    expect(stdout).toMatch(
+      /^guarantee floor \(node\)\s+\S+ ms \([\d.–]+\)\s+\d+\.\d+×\s+-?[\d.]+ ms/m,
+    );
+    expect(stdout).toMatch(/^ralphtool\s+\S+ ms \([\d.–]+\)\s+\d+\.\d+×/m);
+    expect(stdout).toMatch(/^stories failing once, then accepted, small repository/m);
+    expect(stdout).toMatch(/^ {2}durable writes: [\d.]+ ms$/m);
+    expect(stdout).toMatch(/^ {2}a failed attempt saved and reverted: [\d.]+ ms$/m);
+    expect(stdout).toMatch(/^ {2}add -A \+ commit: [\d.]+ ms$/m);
+  }, 240_000);
+
   it('workers.mjs reports the wall time of one worker for a tiny run', async () => {
     const stdout = await runScript('bench/workers.mjs', [
       ...['--changes', '1', '--stories', '1', '--sleep-ms', '10', '--workers', '1'],
