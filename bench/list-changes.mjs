@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `ralphtool list` on a repository of many changes (the vendored OpenSpec changes copied until
 // there are --changes of them), and `ralphtool --version`, against node starting and doing
-// nothing (the floor of any node CLI) and, with --baseline, another build of ralphtool,
+// nothing (the floor of any node CLI), the least a list does as a bare node program
+// (lib/list-floor.mjs) and, with --baseline, another build of ralphtool,
 // alternating run by run. Wall time of
 // the whole process, medians with min–max.
 //
@@ -48,6 +49,10 @@ try {
   const openspecBin = path.join(ROOT, 'node_modules/.bin/openspec');
   const ways = [
     { name: 'node, doing nothing', argv: [process.execPath, '-e', ''] },
+    {
+      name: 'list floor (node)',
+      argv: [process.execPath, path.join(ROOT, 'bench/lib/list-floor.mjs')],
+    },
     { name: 'ralphtool list', argv: [process.execPath, cli, 'list'] },
     ...(baseline ? [{ name: 'baseline list', argv: [process.execPath, baseline, 'list'] }] : []),
     { name: 'ralphtool --version', argv: [process.execPath, cli, '--version'] },
