@@ -185,11 +185,12 @@ describe('the benchmark scripts still run', () => {
     expect(stdout).toContain('consistent: 1 of 1');
   }, 240_000);
 
-  it('list-changes.mjs reports node, ralphtool and a baseline for a tiny run', async () => {
+  it('list-changes.mjs reports node, the list floor, ralphtool and a baseline for a tiny run', async () => {
     const stdout = await runScript('bench/list-changes.mjs', [
       ...['--changes', '5', '--rounds', '1', '--cli', CLI_PATH, '--baseline', CLI_PATH],
     ]);
     expect(stdout).toMatch(/node, doing nothing\s+\S+ ms/);
+    expect(stdout).toMatch(/list floor \(node\)\s+\S+ ms \([\d.–]+\)\s+\d+\.\d+×/);
     expect(stdout).toMatch(/ralphtool list\s+\S+ ms \([\d.–]+\)\s+\d+\.\d+×/);
     expect(stdout).toMatch(/baseline list\s+\S+ ms/);
   }, 240_000);
