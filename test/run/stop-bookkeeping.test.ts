@@ -24,6 +24,10 @@ function hangingHarness(): LoopHarness {
 const stopInStory2 = (event: RunEvent): boolean =>
   event.type === 'agent.message' && event.text === 'working on story 2';
 
+/** The pids in `after` that `before` did not have. */
+const newPids = (before: Set<number>, after: Set<number>): number[] =>
+  [...after].filter((pid) => !before.has(pid));
+
 let fixture: LoopHarness | undefined;
 afterEach(() => {
   fixture?.remove();
@@ -83,6 +87,7 @@ describe('the loop: stopped by the user', () => {
   it('with keep, stays on the branch at the last checkpoint, the partial work saved under its ref', async () => {
     fixture = hangingHarness();
     const f = fixture;
+    const writersBefore = refWriterPids();
     const result = await f.run({ completion: 'keep', stopWhen: stopInStory2 });
     expect(result.exitCode).toBe(130);
     expect(single(result.events(), 'run.finished')).toMatchObject({
@@ -95,13 +100,15 @@ describe('the loop: stopped by the user', () => {
     expect(f.exists('src/partial.txt')).toBe(false);
     expect(f.git('show', `${REF}/2-1:src/partial.txt`)).toBe('half-way\n');
     expect(f.state()).toMatchObject({ status: 'active', outcome: 'stopped', choice: 'keep' });
-    // The run is not finished, its loop is: the git its refs went through is not kept open.
-    expect(refWriterPids()).toEqual(new Set());
+    // The run is not finished, its loop is: the git its refs went through is not kept open
+    // (other tests of this process may have left theirs).
+    expect(newPids(writersBefore, refWriterPids())).toEqual([]);
   });
 
   it('left unanswered, keeps the run recorded at its last checkpoint for finish or resume (exit 130)', async () => {
     fixture = hangingHarness();
     const f = fixture;
+    const writersBefore = refWriterPids();
     const result = await f.run({ completion: 'unanswered', stopWhen: stopInStory2 });
     expect(result.exitCode).toBe(130);
     expect(result.asked).toEqual(['stopped']);
@@ -119,7 +126,7 @@ describe('the loop: stopped by the user', () => {
       pid: null,
       currentStory: null,
     });
-    expect(refWriterPids()).toEqual(new Set());
+    expect(newPids(writersBefore, refWriterPids())).toEqual([]);
   });
 
   it('a stop during an attempt that would fail still reports no failure and leaves the retries alone', async () => {
