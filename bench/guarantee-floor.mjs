@@ -21,13 +21,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { cliPath, option, ROOT } from './lib/args.mjs';
-import { benchEnv, CHANGE, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
+import { benchWorkspace, CHANGE, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { agentRunner, protocolFloor } from './lib/floor.mjs';
 import { loadWatch } from './lib/load.mjs';
 import { loopMs, prepareAgent, timedRun } from './lib/ralph-run.mjs';
@@ -46,14 +45,7 @@ const log = (text) => process.stderr.write(`${text}\n`);
 const pad = [];
 while (process.memoryUsage().rss < rssMb * 1e6) pad.push(Buffer.alloc(1 << 20, pad.length));
 
-const work = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-guarantee-'));
-const home = path.join(work, 'home');
-mkdirSync(home);
-const env = {
-  ...benchEnv(home),
-  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-};
+const { work, env } = benchWorkspace('ralphtool-guarantee-');
 const load = loadWatch();
 
 /** The cheapest durable replacement of a file node has: synchronous, fsynced, renamed, folder fsynced. */

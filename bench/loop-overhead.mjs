@@ -8,11 +8,10 @@
 //                                [--long-rounds 2] [--json results.json] [--cli dist/cli/main.js]
 //                                [--calls]   (also print the git processes the loop started)
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
-import { CHANGE, benchEnv, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
+import { CHANGE, benchWorkspace, copyRepo, makeFixtureRepo } from './lib/fixture-repo.mjs';
 import { agentRunner, protocolFloor } from './lib/floor.mjs';
 import { makeRecordingGit, readRecording } from './lib/git-record.mjs';
 import { loopMs, prepareAgent, timedRun } from './lib/ralph-run.mjs';
@@ -41,15 +40,8 @@ if (!existsSync(cli)) {
   process.exit(1);
 }
 
-const work = mkdtempSync(path.join(os.tmpdir(), 'ralphtool-bench-'));
-const home = path.join(work, 'home');
-mkdirSync(home);
 // Fixed commit dates: the replay's commits then get the recording's shas (it maps them anyway).
-const env = {
-  ...benchEnv(home),
-  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-};
+const { work, env } = benchWorkspace('ralphtool-bench-');
 const timesFile = path.join(work, 'agent-times.txt');
 const load = loadWatch();
 

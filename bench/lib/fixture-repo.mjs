@@ -18,6 +18,23 @@ export function benchEnv(home) {
   return env;
 }
 
+/**
+ * A scratch folder for one benchmark (`work`, removed by the caller), its HOME inside, and the
+ * environment its repositories use: commit dates fixed, so that the same commits get the same
+ * shas in every run (the replay maps them, the runs compare them).
+ */
+export function benchWorkspace(prefix) {
+  const work = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const home = path.join(work, 'home');
+  mkdirSync(home);
+  const env = {
+    ...benchEnv(home),
+    GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+    GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+  };
+  return { work, home, env };
+}
+
 export function git(cwd, env, ...args) {
   return execFileSync('git', args, {
     cwd,
