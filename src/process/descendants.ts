@@ -72,6 +72,8 @@ export class DescendantWatch {
   private readonly known = new Map<number, string>();
   private readonly pipes = new Set<string>();
   private readonly found = new Map<number, { start: string; command: string }>();
+  /** Processes of the program's seen on their way out, by pid and start time (`dyingLeft`). */
+  private readonly dying = new Map<number, string>();
   private timer: NodeJS.Timeout | undefined;
   /**
    * When the leader started (clock ticks since boot): a process that started before it cannot
@@ -166,15 +168,31 @@ export class DescendantWatch {
         this.known.get(pid) === stat.startTime ||
         holdsAnyOf(pid, this.pipes) ||
         environmentHas(pid, PROCESS_TAG_VARIABLE, this.tag);
+      if (!ours) continue;
       // Already on its way out (a sandbox's processes, killed with their namespace): it runs
-      // nothing more, so it is neither left running nor to be killed.
-      if (!ours || isDying(pid)) continue;
+      // nothing more, so it is neither left running nor to be killed; its end is still awaited.
+      if (isDying(pid)) {
+        this.dying.set(pid, stat.startTime);
+        continue;
+      }
       alive.set(pid, stat.startTime);
       if (this.found.get(pid)?.start !== stat.startTime) {
         this.found.set(pid, { start: stat.startTime, command: processCommand(pid) ?? '?' });
       }
     }
     return alive;
+  }
+
+  /**
+   * Whether a process of the program's seen on its way out (`strays`) is still there: alive or
+   * exiting, not yet a zombie, with the start time it was seen with.
+   */
+  dyingLeft(): boolean {
+    for (const [pid, start] of this.dying) {
+      const stat = processStat(pid);
+      if (stat === null || stat.startTime !== start || stat.state === 'Z') this.dying.delete(pid);
+    }
+    return this.dying.size > 0;
   }
 
   /** Signals each process that still has the start time it was found with. */

@@ -11,6 +11,8 @@ export const DRAIN_MS = 1_000;
 /** At most this many rounds of looking for strays and killing them (a daemon may fork on). */
 const KILL_ROUNDS = 40;
 const ROUND_MS = 50;
+/** How often a process already on its way out is looked at until it is gone. */
+const DYING_LOOK_MS = 5;
 
 /**
  * How long a SIGKILLed group is given to be gone: on a loaded machine a killed process can take
@@ -48,6 +50,9 @@ export async function settleAfterExit(s: Settling): Promise<void> {
   // Nothing of the program's was alive, in its group or out of it (the usual case): nothing can
   // have started since, so no second look at /proc.
   if (s.watch && (groupLeft || strays.size > 0)) await killStrays(s.watch);
+  // What was seen on its way out (killed with a sandbox's namespace) is gone before the attempt
+  // is judged, as everything killed here is.
+  if (s.watch) await dyingGone(s.watch);
   if (
     !(await firstOf(
       DRAIN_MS,
@@ -64,6 +69,15 @@ async function groupGone(pgid: number): Promise<void> {
   while (processesInGroup(pgid).some((pid) => !isZombie(pid)) && Date.now() < until) {
     await firstOf(ROUND_MS);
   }
+}
+
+/**
+ * Waits (bounded, as for a killed group) until no process seen on its way out is left; looked
+ * at often, as one usually is gone within a millisecond or two.
+ */
+async function dyingGone(watch: DescendantWatch): Promise<void> {
+  const until = Date.now() + KILLED_GROUP_MS;
+  while (watch.dyingLeft() && Date.now() < until) await firstOf(DYING_LOOK_MS);
 }
 
 async function killStrays(watch: DescendantWatch): Promise<void> {
