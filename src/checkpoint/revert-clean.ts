@@ -4,7 +4,7 @@ import { treeOf } from '../git/repo.js';
 import type { AddListing } from '../git/snapshot.js';
 import { snapshotWorkTree } from '../git/snapshot.js';
 import type { Protection } from './repo-guard.js';
-import { setOwnRef, type RunGit } from './run-git.js';
+import type { RunGit } from './run-git.js';
 
 /**
  * The revert's clean (plans.ts, `clean-untracked`): the attempt's untracked files removed after
@@ -21,8 +21,8 @@ export interface CleanSave {
   saved: string;
   /** The saved commit's message, which a second save of files it missed extends. */
   message: string;
-  /** Told each new save the clean makes (the attempt's ref moved to it). */
-  onSaved: (sha: string) => void;
+  /** Points the attempt's ref at a new save the clean made (the revert's one way to move it). */
+  moveSave: (sha: string) => Promise<void>;
 }
 
 /**
@@ -32,7 +32,7 @@ export interface CleanSave {
  */
 export async function cleanUntracked(
   g: RunGit,
-  opts: { ref: string; protect: Protection },
+  opts: { protect: Protection },
   save: CleanSave,
 ): Promise<void> {
   const { known } = save;
@@ -67,8 +67,7 @@ export async function cleanUntracked(
       });
       if (combined !== savedTree) {
         saved = await commitTree(ctx, combined, [saved], `${save.message} (files it ignored)`);
-        await setOwnRef(g, opts.ref, saved, 'could not save the attempt');
-        save.onSaved(saved);
+        await save.moveSave(saved);
       }
     }
     await git(ctx, ['clean', '-q', '-f', '-d', '--', '.', ...keep], {

@@ -88,7 +88,8 @@ export class RevertGitSteps {
           known: this.known,
           saved: await this.savedSoFar(),
           message: this.message,
-          onSaved: (sha) => {
+          moveSave: async (sha) => {
+            await updateRef(this.g, this.opts.ref, sha);
             this.saved = sha;
           },
         });

@@ -274,8 +274,8 @@ export function innerCommand(
 }
 
 /**
- * The runtime's form for a policy too long for one argument (about 124 KB: thousands of
- * `sandbox-deny-read` paths): a `/bin/sh` that opens the file holding bwrap's mount words on
+ * The runtime's form for a policy too long for one argument (past about 124 KB: hundreds of
+ * long `sandbox-deny-read` paths): a `/bin/sh` that opens the file holding bwrap's mount words on
  * fd 9 (a file of the runtime's process, /proc/<pid>/fd/<n>) and execs bwrap, which reads them
  * through `--args 9`. Nothing but that exact prefix is taken for it.
  */
@@ -284,8 +284,9 @@ const BWRAP_ARGS_FILE =
 
 /**
  * Why a command the runtime returned is not contained, or null when it is: it must start
- * bubblewrap (itself, or through the runtime's args-file shell) and cut the network. The runtime returns the command unchanged, or without
- * `--unshare-net`, when it was not set up: that must never run.
+ * bubblewrap (itself, or through the runtime's args-file shell) and cut the network. The
+ * runtime returns the command unchanged, or without `--unshare-net`, when it was not set up:
+ * that must never run.
  */
 export function uncontainedReason(wrapped: string): string | null {
   if (!wrapped.startsWith('bwrap ') && !BWRAP_ARGS_FILE.test(wrapped)) {
