@@ -1,0 +1,2 @@
+import { createRequire as __ralphtoolRequire } from 'node:module'; const require = __ralphtoolRequire(import.meta.url);
+import{g as i,h as l}from"./chunk-PAGXLVFT.mjs";import{R as r,S as u,T as s}from"./chunk-DPLXXFZT.mjs";async function y(t,o,a){let c=t.attemptAgent?.agent??t.intent?.agent;if(t.status!=="active"||c===void 0)return null;let[e]=await w([c],o,a);return e??null}async function w(t,o,a){let c=[...new Set(t.map(n=>l(n,o)))],e=r(o);return(await Promise.all(c.map(async n=>i(n,await s(u(e,n)),a)))).filter(n=>n!==null)}export{y as a,w as b};
